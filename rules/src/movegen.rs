@@ -1,0 +1,463 @@
+//! Legal move generation under the FMJD rules and making moves.
+//!
+//! Captures are compulsory and the majority rule applies: only the capture
+//! chains that take the most pieces are legal. Captured pieces stay on the
+//! board until the move ends (they block and cannot be jumped twice); the
+//! start square of the capturing piece counts as empty. A man is crowned
+//! only when it ends its move on its crowning row. Chains with the same
+//! start, end and set of captured pieces are one move.
+
+use crate::board::{
+    nearest, open_ray, step, Square, SquareSet, NEIGHBOUR, NONE, RAY, VALID,
+};
+use crate::position::{Color, Position};
+
+/// A legal move: where the piece starts, where it ends, and what it takes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Move {
+    pub(crate) from: u8,
+    pub(crate) to: u8,
+    pub(crate) captured: u64,
+}
+
+impl Move {
+    /// The square the moving piece starts on.
+    pub fn from(&self) -> Square {
+        Square::from_bit(self.from as u32)
+    }
+
+    /// The square the moving piece ends on (the start square again for a
+    /// king that captures round a loop).
+    pub fn to(&self) -> Square {
+        Square::from_bit(self.to as u32)
+    }
+
+    /// The pieces this move takes.
+    pub fn captured(&self) -> SquareSet {
+        SquareSet(self.captured)
+    }
+
+    /// Whether the move takes anything.
+    pub fn is_capture(&self) -> bool {
+        self.captured != 0
+    }
+
+    /// How many pieces the move takes.
+    pub fn capture_count(&self) -> u32 {
+        self.captured.count_ones()
+    }
+}
+
+/// Men step in these two directions: up for White, down for Black.
+#[inline(always)]
+const fn forward_dirs(white: bool) -> [usize; 2] {
+    if white {
+        [0, 1]
+    } else {
+        [2, 3]
+    }
+}
+
+/// The pieces as seen by the side to move.
+#[derive(Clone, Copy)]
+struct Sides {
+    men: u64,
+    kings: u64,
+    opp: u64,
+    empty: u64,
+    white: bool,
+}
+
+impl Sides {
+    #[inline(always)]
+    fn of(pos: &Position) -> Sides {
+        let (own, opp, white) = match pos.side {
+            Color::White => (pos.white, pos.black, true),
+            Color::Black => (pos.black, pos.white, false),
+        };
+        Sides {
+            men: own & !pos.kings,
+            kings: own & pos.kings,
+            opp,
+            empty: VALID & !(own | opp),
+            white,
+        }
+    }
+
+    /// Whether any man can jump an adjacent enemy piece.
+    #[inline(always)]
+    fn man_can_capture(&self) -> bool {
+        self.men != 0 && self.man_capturers() != 0
+    }
+
+    /// The men that have at least one capture.
+    #[inline(always)]
+    fn man_capturers(&self) -> u64 {
+        let mut capturers = 0;
+        for d in 0..4 {
+            let back = 3 - d;
+            // Enemy pieces whose neighbour in direction d is empty, then the
+            // men standing just before them.
+            let victims = step(self.empty, back) & self.opp;
+            capturers |= step(victims, back) & self.men;
+        }
+        capturers
+    }
+
+    /// Whether any king can capture.
+    #[inline(always)]
+    fn king_can_capture(&self) -> bool {
+        let occupied = VALID & !self.empty;
+        let mut ks = self.kings;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            for d in 0..4 {
+                let blockers = RAY[d][k] & occupied;
+                if blockers == 0 {
+                    continue;
+                }
+                let first = nearest(blockers, d);
+                if self.opp >> first & 1 == 1 {
+                    let beyond = NEIGHBOUR[d][first];
+                    if beyond != NONE && self.empty >> beyond & 1 == 1 {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    #[inline(always)]
+    fn can_capture(&self) -> bool {
+        self.man_can_capture() || self.king_can_capture()
+    }
+
+    /// Number of non-capturing moves (valid only when no capture exists).
+    #[inline(always)]
+    fn count_quiet(&self) -> usize {
+        let mut n = 0;
+        for d in forward_dirs(self.white) {
+            n += (step(self.men, d) & self.empty).count_ones() as usize;
+        }
+        let occupied = VALID & !self.empty;
+        let mut ks = self.kings;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            for d in 0..4 {
+                n += open_ray(k, d, occupied).count_ones() as usize;
+            }
+        }
+        n
+    }
+
+    fn push_quiet(&self, out: &mut Vec<Move>) {
+        for d in forward_dirs(self.white) {
+            let mut targets = step(self.men, d) & self.empty;
+            while targets != 0 {
+                let to = targets.trailing_zeros();
+                targets &= targets - 1;
+                let from = (to as i32 - crate::board::Direction::ALL[d].shift()) as u8;
+                out.push(Move {
+                    from,
+                    to: to as u8,
+                    captured: 0,
+                });
+            }
+        }
+        let occupied = VALID & !self.empty;
+        let mut ks = self.kings;
+        while ks != 0 {
+            let k = ks.trailing_zeros() as usize;
+            ks &= ks - 1;
+            for d in 0..4 {
+                let mut targets = open_ray(k, d, occupied);
+                while targets != 0 {
+                    let to = targets.trailing_zeros();
+                    targets &= targets - 1;
+                    out.push(Move {
+                        from: k as u8,
+                        to: to as u8,
+                        captured: 0,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Pushes every maximal capture; returns the number of pieces each takes.
+    fn push_captures(&self, out: &mut Vec<Move>) -> u32 {
+        let base = out.len();
+        let mut search = CaptureSearch {
+            opp: self.opp,
+            empty: self.empty,
+            occupied: 0,
+            from: 0,
+            best: 0,
+            base,
+            piece_base: base,
+            out,
+        };
+        let mut men = if self.men == 0 { 0 } else { self.man_capturers() };
+        while men != 0 {
+            let m = men.trailing_zeros() as usize;
+            men &= men - 1;
+            search.start(m);
+            search.man(m, 0, 0);
+        }
+        let mut kings = self.kings;
+        while kings != 0 {
+            let k = kings.trailing_zeros() as usize;
+            kings &= kings - 1;
+            search.start(k);
+            search.king(k, 0, 0, 4);
+        }
+        search.best
+    }
+}
+
+/// Depth-first search over capture chains, keeping only the longest.
+struct CaptureSearch<'a> {
+    /// Enemy pieces (captured ones stay here; the chain tracks them).
+    opp: u64,
+    /// Empty squares of the position (without the moving piece's square).
+    empty: u64,
+    /// Occupied squares while the current piece moves (its start is free).
+    occupied: u64,
+    from: u8,
+    best: u32,
+    base: usize,
+    /// Where the current piece's moves begin in `out` (duplicates can only
+    /// come from one piece, so only that stretch is searched).
+    piece_base: usize,
+    out: &'a mut Vec<Move>,
+}
+
+impl CaptureSearch<'_> {
+    fn start(&mut self, from: usize) {
+        self.from = from as u8;
+        self.occupied = VALID & !self.empty & !(1u64 << from);
+        self.piece_base = self.out.len();
+    }
+
+    #[inline(always)]
+    fn is_free(&self, b: u8) -> bool {
+        b != NONE && (self.occupied >> b) & 1 == 0
+    }
+
+    fn man(&mut self, cur: usize, captured: u64, n: u32) {
+        let mut extended = false;
+        for d in 0..4 {
+            let v = NEIGHBOUR[d][cur];
+            if v == NONE {
+                continue;
+            }
+            let vb = 1u64 << v;
+            if self.opp & !captured & vb == 0 {
+                continue;
+            }
+            let landing = NEIGHBOUR[d][v as usize];
+            if !self.is_free(landing) {
+                continue;
+            }
+            extended = true;
+            self.man(landing as usize, captured | vb, n + 1);
+        }
+        if !extended && n > 0 {
+            self.record(cur, captured, n);
+        }
+    }
+
+    /// `came` is the direction of the previous jump (4 at the start): going
+    /// straight back would meet the piece just jumped, which blocks.
+    fn king(&mut self, cur: usize, captured: u64, n: u32, came: usize) {
+        let mut extended = false;
+        for d in 0..4 {
+            if d + came == 3 {
+                continue;
+            }
+            let blockers = RAY[d][cur] & self.occupied;
+            if blockers == 0 {
+                continue;
+            }
+            let first = nearest(blockers, d);
+            let fb = 1u64 << first;
+            if self.opp & !captured & fb == 0 {
+                continue;
+            }
+            let mut landings = open_ray(first, d, self.occupied);
+            if landings == 0 {
+                continue;
+            }
+            extended = true;
+            while landings != 0 {
+                let l = landings.trailing_zeros() as usize;
+                landings &= landings - 1;
+                self.king(l, captured | fb, n + 1, d);
+            }
+        }
+        if !extended && n > 0 {
+            self.record(cur, captured, n);
+        }
+    }
+
+    fn record(&mut self, to: usize, captured: u64, n: u32) {
+        if n < self.best {
+            return;
+        }
+        if n > self.best {
+            self.best = n;
+            self.out.truncate(self.base);
+            self.piece_base = self.base;
+        }
+        let mv = Move {
+            from: self.from,
+            to: to as u8,
+            captured,
+        };
+        // Two routes can take the same pieces between the same squares (a
+        // king round a loop); they are one move.
+        if n >= 2 && self.out[self.piece_base..].contains(&mv) {
+            return;
+        }
+        self.out.push(mv);
+    }
+}
+
+impl Position {
+    /// Appends every legal move to `out` (cleared first).
+    pub fn generate_moves(&self, out: &mut Vec<Move>) {
+        out.clear();
+        let sides = Sides::of(self);
+        if sides.can_capture() {
+            sides.push_captures(out);
+        } else {
+            sides.push_quiet(out);
+        }
+    }
+
+    /// Every legal move.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut out = Vec::with_capacity(32);
+        self.generate_moves(&mut out);
+        out
+    }
+
+    /// Whether the side to move must capture.
+    pub fn has_capture(&self) -> bool {
+        Sides::of(self).can_capture()
+    }
+
+    /// Whether the side to move has no legal move (and so has lost).
+    pub fn is_lost_by_no_moves(&self) -> bool {
+        let sides = Sides::of(self);
+        !sides.can_capture() && sides.count_quiet() == 0
+    }
+
+    /// The number of legal moves; `buf` is scratch space for captures.
+    pub fn count_moves(&self, buf: &mut Vec<Move>) -> usize {
+        let sides = Sides::of(self);
+        if sides.can_capture() {
+            buf.clear();
+            sides.push_captures(buf);
+            buf.len()
+        } else {
+            sides.count_quiet()
+        }
+    }
+
+    /// Whether `mv` (a legal move here) crowns a man.
+    pub fn is_crowning(&self, mv: &Move) -> bool {
+        let from = 1u64 << mv.from;
+        self.kings & from == 0 && self.side.crowning_row().0 >> mv.to & 1 == 1
+    }
+
+    /// The position after `mv`, which must be a legal move here.
+    #[inline]
+    pub fn play(&self, mv: &Move) -> Position {
+        let from = 1u64 << mv.from;
+        let to = 1u64 << mv.to;
+        let mut next = *self;
+        let moving_king = self.kings & from != 0;
+        let (own, opp) = match self.side {
+            Color::White => (&mut next.white, &mut next.black),
+            Color::Black => (&mut next.black, &mut next.white),
+        };
+        *own = (*own & !from) | to;
+        *opp &= !mv.captured;
+        next.kings &= !mv.captured;
+        if moving_king {
+            next.kings = (next.kings & !from) | to;
+        } else if self.side.crowning_row().0 & to != 0 {
+            next.kings |= to;
+        }
+        next.side = self.side.opponent();
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Position;
+
+    fn pos(fen: &str) -> Position {
+        fen.parse().unwrap()
+    }
+
+    #[test]
+    fn initial_position_has_nine_moves() {
+        assert_eq!(Position::initial().legal_moves().len(), 9);
+    }
+
+    #[test]
+    fn man_captures_backwards() {
+        // The black man on 33 stands behind the white man on 28.
+        let p = pos("W:W28:B33");
+        let moves = p.legal_moves();
+        assert_eq!(moves.len(), 1);
+        assert_eq!(moves[0].from().number(), 28);
+        assert_eq!(moves[0].to().number(), 39);
+    }
+
+    #[test]
+    fn majority_rule_counts_kings_as_one() {
+        // 33x11 takes the man on 28 and the king on 17; the capture over 29
+        // takes only one piece.
+        let p = pos("W:W33,34:B28,K17,29");
+        let moves = p.legal_moves();
+        assert!(moves.iter().all(|m| m.capture_count() == 2), "{moves:?}");
+    }
+
+    #[test]
+    fn man_passing_the_crowning_row_stays_a_man() {
+        // 11x13 over 7 (landing on 2) then 8: ends on 13 as a man.
+        let p = pos("W:W11:B7,8");
+        let moves = p.legal_moves();
+        assert_eq!(moves.len(), 1);
+        assert_eq!(moves[0].to().number(), 13);
+        let after = p.play(&moves[0]);
+        assert!(after.kings(crate::Color::White).is_empty());
+    }
+
+    #[test]
+    fn crowning_at_end_of_move() {
+        let p = pos("W:W7:B40");
+        let mv = p.legal_moves().into_iter().find(|m| m.to().number() == 1).unwrap();
+        assert!(p.is_crowning(&mv));
+        assert!(p.play(&mv).kings(crate::Color::White).contains(crate::Square::new(1).unwrap()));
+    }
+
+    #[test]
+    fn captured_pieces_block_the_king() {
+        // The king on 46 takes 32, 29 and 39; 27 looks open from 43 but the
+        // man on 32 is still on the board and blocks.
+        let p = pos("W:WK46:B32,29,39,27");
+        let moves = p.legal_moves();
+        let mut ends: Vec<u8> = moves.iter().map(|m| m.to().number()).collect();
+        ends.sort();
+        assert_eq!(ends, vec![43, 48]);
+        assert!(moves.iter().all(|m| m.capture_count() == 3));
+    }
+}
