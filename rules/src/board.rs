@@ -406,7 +406,10 @@ mod tests {
         assert_eq!(diag, vec![5, 10, 14, 19, 23, 28, 32, 37, 41, 46]);
         let corner = Square::new(46).unwrap();
         let ray = RAY[Direction::UpRight as usize][corner.bit() as usize];
-        assert_eq!(SquareSet(ray) | SquareSet::single(corner), SquareSet(LONG_DIAGONAL));
+        assert_eq!(
+            SquareSet(ray) | SquareSet::single(corner),
+            SquareSet(LONG_DIAGONAL)
+        );
     }
 
     #[test]

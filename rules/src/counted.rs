@@ -109,7 +109,10 @@ mod tests {
         assert_eq!(CountedEnding::of(counts(0, 4, 0, 1)), None);
         assert_eq!(CountedEnding::of(counts(0, 1, 1, 0)), None);
         assert_eq!(CountedEnding::of(counts(0, 2, 0, 2)), None);
-        assert_eq!(CountedEnding::of(counts(0, 1, 1, 1)), None.or(Some(FiveMove)));
+        assert_eq!(
+            CountedEnding::of(counts(0, 1, 1, 1)),
+            None.or(Some(FiveMove))
+        );
         assert_eq!(lone_king_side(counts(0, 1, 1, 1)), Some(Color::White));
         assert_eq!(lone_king_side(counts(0, 3, 0, 1)), Some(Color::Black));
     }

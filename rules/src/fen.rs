@@ -47,7 +47,12 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
         return Err(FenError::Empty);
     }
     for &(pos, ch) in &chars {
-        if !(ch.is_ascii_digit() || matches!(ch.to_ascii_uppercase(), 'W' | 'B' | 'K' | ':' | ',' | '-' | '.')) {
+        if !(ch.is_ascii_digit()
+            || matches!(
+                ch.to_ascii_uppercase(),
+                'W' | 'B' | 'K' | ':' | ',' | '-' | '.'
+            ))
+        {
             return Err(FenError::UnexpectedChar { ch, pos });
         }
     }
@@ -76,7 +81,11 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
             return Err(FenError::TooManyFields);
         }
         if lists[colour].is_some() {
-            return Err(FenError::ColourTwice(if colour == 0 { "white" } else { "black" }));
+            return Err(FenError::ColourTwice(if colour == 0 {
+                "white"
+            } else {
+                "black"
+            }));
         }
         lists[colour] = Some(parse_list(items)?);
     }
@@ -85,7 +94,12 @@ fn parse_fen(text: &str) -> Result<Position, FenError> {
     if let Some(sq) = (white & black).iter().next() {
         return Err(crate::error::PositionError::SquareTwice(sq.number()).into());
     }
-    Ok(Position::from_parts(side, white, black, white_kings | black_kings)?)
+    Ok(Position::from_parts(
+        side,
+        white,
+        black,
+        white_kings | black_kings,
+    )?)
 }
 
 /// Parses `31,32,K28,35-38`: all pieces, and the kings among them.
@@ -212,15 +226,33 @@ mod tests {
     fn errors_name_the_problem() {
         assert_eq!(err(""), FenError::Empty);
         assert_eq!(err("   "), FenError::Empty);
-        assert_eq!(err("W:W31:B1?"), FenError::UnexpectedChar { ch: '?', pos: 9 });
-        assert_eq!(err("X:W31:B1"), FenError::UnexpectedChar { ch: 'X', pos: 1 });
+        assert_eq!(
+            err("W:W31:B1?"),
+            FenError::UnexpectedChar { ch: '?', pos: 9 }
+        );
+        assert_eq!(
+            err("X:W31:B1"),
+            FenError::UnexpectedChar { ch: 'X', pos: 1 }
+        );
         assert_eq!(err("K:W31:B1"), FenError::BadSideToMove("K".into()));
         assert_eq!(err("W:W0:B1"), FenError::SquareOutOfRange(0));
         assert_eq!(err("W:W51:B1"), FenError::SquareOutOfRange(51));
-        assert_eq!(err("W:W99999999999:B1"), FenError::SquareOutOfRange(u32::MAX));
-        assert_eq!(err("W:W31,31:B1"), FenError::Position(PositionError::SquareTwice(31)));
-        assert_eq!(err("W:W31:B31"), FenError::Position(PositionError::SquareTwice(31)));
-        assert_eq!(err("W:W30-32,31:B1"), FenError::Position(PositionError::SquareTwice(31)));
+        assert_eq!(
+            err("W:W99999999999:B1"),
+            FenError::SquareOutOfRange(u32::MAX)
+        );
+        assert_eq!(
+            err("W:W31,31:B1"),
+            FenError::Position(PositionError::SquareTwice(31))
+        );
+        assert_eq!(
+            err("W:W31:B31"),
+            FenError::Position(PositionError::SquareTwice(31))
+        );
+        assert_eq!(
+            err("W:W30-32,31:B1"),
+            FenError::Position(PositionError::SquareTwice(31))
+        );
         assert_eq!(
             err("W:W3:B20"),
             FenError::Position(PositionError::WhiteManOnCrowningRow(3))
@@ -236,7 +268,10 @@ mod tests {
         assert_eq!(err("W:W31,:B1"), FenError::NotANumber(String::new()));
         assert_eq!(err("W:WKK31:B1"), FenError::NotANumber("K31".into()));
         assert_eq!(err("W:W35-31:B1"), FenError::EmptyRange(35, 31));
-        assert_eq!(err("W:W31.:B1"), FenError::UnexpectedChar { ch: '.', pos: 6 });
+        assert_eq!(
+            err("W:W31.:B1"),
+            FenError::UnexpectedChar { ch: '.', pos: 6 }
+        );
         // Kings may stand anywhere, even on the crowning rows.
         assert!("W:WK3:BK47".parse::<Position>().is_ok());
     }
@@ -247,6 +282,9 @@ mod tests {
             err("W:W3:B20").to_string(),
             "white man on square 3: a white man cannot stand on its crowning row 1-5"
         );
-        assert_eq!(err("W:W51:B1").to_string(), "square 51 does not exist (squares are 1-50)");
+        assert_eq!(
+            err("W:W51:B1").to_string(),
+            "square 51 does not exist (squares are 1-50)"
+        );
     }
 }

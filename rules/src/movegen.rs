@@ -7,9 +7,7 @@
 //! only when it ends its move on its crowning row. Chains with the same
 //! start, end and set of captured pieces are one move.
 
-use crate::board::{
-    nearest, open_ray, step, Square, SquareSet, NEIGHBOUR, NONE, RAY, VALID,
-};
+use crate::board::{nearest, open_ray, step, Square, SquareSet, NEIGHBOUR, NONE, RAY, VALID};
 use crate::position::{Color, Position};
 
 /// A legal move: where the piece starts, where it ends, and what it takes.
@@ -200,7 +198,11 @@ impl Sides {
             piece_base: base,
             out,
         };
-        let mut men = if self.men == 0 { 0 } else { self.man_capturers() };
+        let mut men = if self.men == 0 {
+            0
+        } else {
+            self.man_capturers()
+        };
         while men != 0 {
             let m = men.trailing_zeros() as usize;
             men &= men - 1;
@@ -249,8 +251,8 @@ impl CaptureSearch<'_> {
 
     fn man(&mut self, cur: usize, captured: u64, n: u32) {
         let mut extended = false;
-        for d in 0..4 {
-            let v = NEIGHBOUR[d][cur];
+        for neighbour in NEIGHBOUR.iter() {
+            let v = neighbour[cur];
             if v == NONE {
                 continue;
             }
@@ -258,7 +260,7 @@ impl CaptureSearch<'_> {
             if self.opp & !captured & vb == 0 {
                 continue;
             }
-            let landing = NEIGHBOUR[d][v as usize];
+            let landing = neighbour[v as usize];
             if !self.is_free(landing) {
                 continue;
             }
@@ -274,11 +276,11 @@ impl CaptureSearch<'_> {
     /// straight back would meet the piece just jumped, which blocks.
     fn king(&mut self, cur: usize, captured: u64, n: u32, came: usize) {
         let mut extended = false;
-        for d in 0..4 {
+        for (d, ray) in RAY.iter().enumerate() {
             if d + came == 3 {
                 continue;
             }
-            let blockers = RAY[d][cur] & self.occupied;
+            let blockers = ray[cur] & self.occupied;
             if blockers == 0 {
                 continue;
             }
@@ -444,9 +446,16 @@ mod tests {
     #[test]
     fn crowning_at_end_of_move() {
         let p = pos("W:W7:B40");
-        let mv = p.legal_moves().into_iter().find(|m| m.to().number() == 1).unwrap();
+        let mv = p
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.to().number() == 1)
+            .unwrap();
         assert!(p.is_crowning(&mv));
-        assert!(p.play(&mv).kings(crate::Color::White).contains(crate::Square::new(1).unwrap()));
+        assert!(p
+            .play(&mv)
+            .kings(crate::Color::White)
+            .contains(crate::Square::new(1).unwrap()));
     }
 
     #[test]

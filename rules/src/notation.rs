@@ -213,9 +213,15 @@ mod tests {
             assert_eq!(p.parse_move(t).unwrap(), *m, "{t}");
         }
         if moves[0].from() == moves[1].from() && moves[0].to() == moves[1].to() {
-            assert!(texts.iter().all(|t| t.matches('x').count() > 1), "{texts:?}");
+            assert!(
+                texts.iter().all(|t| t.matches('x').count() > 1),
+                "{texts:?}"
+            );
             let short = format!("{}x{}", moves[0].from(), moves[0].to());
-            assert!(matches!(p.parse_move(&short), Err(MoveError::Ambiguous(..))));
+            assert!(matches!(
+                p.parse_move(&short),
+                Err(MoveError::Ambiguous(..))
+            ));
         }
     }
 
@@ -224,20 +230,32 @@ mod tests {
         let p = pos("W:W28:B33");
         assert!(p.parse_move("28x39").is_ok());
         let p = pos("W:W11:B7,8");
-        assert_eq!(p.parse_move("11x2x13").unwrap(), p.parse_move("11x13").unwrap());
-        assert!(matches!(p.parse_move("11x3x13"), Err(MoveError::Illegal(_))));
+        assert_eq!(
+            p.parse_move("11x2x13").unwrap(),
+            p.parse_move("11x13").unwrap()
+        );
+        assert!(matches!(
+            p.parse_move("11x3x13"),
+            Err(MoveError::Illegal(_))
+        ));
     }
 
     #[test]
     fn bad_moves_are_named() {
         let p = Position::initial();
-        assert_eq!(p.parse_move("31-27x"), Err(MoveError::Syntax("31-27x".into())));
+        assert_eq!(
+            p.parse_move("31-27x"),
+            Err(MoveError::Syntax("31-27x".into()))
+        );
         assert_eq!(p.parse_move(""), Err(MoveError::Syntax(String::new())));
         assert_eq!(p.parse_move("32"), Err(MoveError::Syntax("32".into())));
         assert_eq!(p.parse_move("a-b"), Err(MoveError::Syntax("a-b".into())));
         assert_eq!(p.parse_move("0-5"), Err(MoveError::SquareOutOfRange(0)));
         assert_eq!(p.parse_move("32-51"), Err(MoveError::SquareOutOfRange(51)));
-        assert_eq!(p.parse_move("32-26"), Err(MoveError::Illegal("32-26".into())));
+        assert_eq!(
+            p.parse_move("32-26"),
+            Err(MoveError::Illegal("32-26".into()))
+        );
         assert_eq!(
             p.parse_move("32-26").unwrap_err().to_string(),
             "32-26 is not a legal move in this position"

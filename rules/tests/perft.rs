@@ -31,7 +31,10 @@ fn cases() -> Vec<Case> {
 
 fn check(limit: u64) {
     for case in cases() {
-        let pos: Position = case.fen.parse().unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let pos: Position = case
+            .fen
+            .parse()
+            .unwrap_or_else(|e| panic!("{}: {e}", case.name));
         for (i, &expected) in case.counts.iter().enumerate() {
             if expected > limit {
                 break;
@@ -51,7 +54,10 @@ fn published_counts_quick() {
 fn initial_position_to_depth_nine() {
     let c = &cases()[0];
     assert_eq!(c.name, "initial");
-    assert!(c.counts[8] <= QUICK_LIMIT, "depth 9 must be in the quick run");
+    assert!(
+        c.counts[8] <= QUICK_LIMIT,
+        "depth 9 must be in the quick run"
+    );
 }
 
 #[test]
