@@ -1,1 +1,37 @@
-//! placeholder
+//! The on-disk contract of draughts-tb: material names, the perfect index
+//! of every material, the colour flip, value encodings and the table file
+//! (header, block index, zstd blocks, checksums). `FORMAT.md` at the top of
+//! the project describes the same byte by byte.
+//!
+//! ```
+//! use format::{Material, MaterialIndex};
+//! use rules::Position;
+//!
+//! let material: Material = "KM-K".parse()?;
+//! let index = MaterialIndex::new(material);
+//! let pos: Position = "W:WK1,28:BK50".parse()?;
+//! let i = index.rank(&pos);
+//! assert!(i < index.count());
+//! assert_eq!(index.unrank(i), pos);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![warn(missing_docs)]
+
+mod error;
+mod header;
+mod index;
+mod material;
+mod reader;
+mod value;
+mod writer;
+
+pub use error::{FormatError, MaterialError};
+pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC};
+pub use index::{binomial, table_position, MaterialIndex};
+pub use material::{Material, MAX_PIECES_PER_SIDE};
+pub use reader::{block_value, wdl_code, TableReader};
+pub use value::{DistanceValue, RuleSet, ValueKind, Wdl};
+pub use writer::{
+    sync_parent, temporary_path, TableSpec, TableWriter, DEFAULT_DISTANCE_BLOCK, DEFAULT_LEVEL,
+    DEFAULT_WDL_BLOCK,
+};

@@ -1,0 +1,217 @@
+//! The 128-byte table header (all integers little endian).
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! | 0 | 8 | magic `DRTB\r\n\x1a\n` |
+//! | 8 | 4 | format version (1) |
+//! | 12 | 4 | white men, white kings, black men, black kings (one byte each) |
+//! | 16 | 1 | rule set: 0 pure, 1 fmjd, 2 fmjd-diagonal |
+//! | 17 | 1 | value kind: 0 WLD (2 bits), 1 distance (1 byte) |
+//! | 18 | 1 | compression: 1 zstd |
+//! | 19 | 1 | flags (0) |
+//! | 20 | 4 | positions per block |
+//! | 24 | 8 | position count (White to move) |
+//! | 32 | 8 | first position (0; reserved for slices of a material) |
+//! | 40 | 8 | block count |
+//! | 48 | 8 | offset of the block index |
+//! | 56 | 24 | wins, draws, losses (White to move, captures resolved) |
+//! | 80 | 4 | longest win in plies (`u32::MAX`: none or not a distance table) |
+//! | 84 | 4 | longest loss in plies (same) |
+//! | 88 | 8 | file length |
+//! | 96 | 4 | CRC-32 of the block index |
+//! | 100 | 4 | CRC-32 of bytes 128..file length |
+//! | 104 | 20 | zero |
+//! | 124 | 4 | CRC-32 of bytes 0..124 |
+
+use crate::error::FormatError;
+use crate::index::MaterialIndex;
+use crate::material::Material;
+use crate::value::{RuleSet, ValueKind};
+
+/// The first eight bytes of every table file.
+pub const MAGIC: [u8; 8] = *b"DRTB\r\n\x1a\n";
+/// The format version written and read by this code.
+pub const FORMAT_VERSION: u32 = 1;
+/// Bytes of the header.
+pub const HEADER_LEN: usize = 128;
+/// The compression code for zstd.
+pub const COMPRESSION_ZSTD: u8 = 1;
+const NONE32: u32 = u32::MAX;
+
+/// Win/draw/loss counts of one side to move over every position of a
+/// material (capture positions counted with their resolved value).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// Positions won by the side to move.
+    pub win: u64,
+    /// Drawn positions.
+    pub draw: u64,
+    /// Positions lost by the side to move.
+    pub loss: u64,
+    /// The longest win in plies (distance tables only).
+    pub longest_win: Option<u32>,
+    /// The longest loss in plies (distance tables only).
+    pub longest_loss: Option<u32>,
+}
+
+/// The decoded header of a table file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The material (White to move).
+    pub material: Material,
+    /// The rules the table was built under.
+    pub rule_set: RuleSet,
+    /// WLD or distance.
+    pub value_kind: ValueKind,
+    /// Positions per compressed block (the last block may hold fewer).
+    pub positions_per_block: u32,
+    /// Positions in the table.
+    pub position_count: u64,
+    /// Number of compressed blocks.
+    pub block_count: u64,
+    /// File offset of the block index.
+    pub index_offset: u64,
+    /// Total file length.
+    pub file_length: u64,
+    /// Statistics for the side to move (White).
+    pub stats: TableStats,
+    /// CRC-32 of the block index.
+    pub index_crc: u32,
+    /// CRC-32 of everything after the header.
+    pub body_crc: u32,
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn opt(v: u32) -> Option<u32> {
+    (v != NONE32).then_some(v)
+}
+
+impl Header {
+    /// The header bytes, checksum included.
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(&MAGIC);
+        b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let m = self.material;
+        b[12..16].copy_from_slice(&[m.white_men, m.white_kings, m.black_men, m.black_kings]);
+        b[16] = self.rule_set.code();
+        b[17] = self.value_kind.code();
+        b[18] = COMPRESSION_ZSTD;
+        b[20..24].copy_from_slice(&self.positions_per_block.to_le_bytes());
+        b[24..32].copy_from_slice(&self.position_count.to_le_bytes());
+        b[40..48].copy_from_slice(&self.block_count.to_le_bytes());
+        b[48..56].copy_from_slice(&self.index_offset.to_le_bytes());
+        b[56..64].copy_from_slice(&self.stats.win.to_le_bytes());
+        b[64..72].copy_from_slice(&self.stats.draw.to_le_bytes());
+        b[72..80].copy_from_slice(&self.stats.loss.to_le_bytes());
+        b[80..84].copy_from_slice(&self.stats.longest_win.unwrap_or(NONE32).to_le_bytes());
+        b[84..88].copy_from_slice(&self.stats.longest_loss.unwrap_or(NONE32).to_le_bytes());
+        b[88..96].copy_from_slice(&self.file_length.to_le_bytes());
+        b[96..100].copy_from_slice(&self.index_crc.to_le_bytes());
+        b[100..104].copy_from_slice(&self.body_crc.to_le_bytes());
+        let crc = crc32fast::hash(&b[..124]);
+        b[124..128].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Reads and checks a header: magic, version, checksum, every field in
+    /// range and consistent with the material's index.
+    pub fn parse(bytes: &[u8]) -> Result<Header, FormatError> {
+        if bytes.len() < 8 || bytes[..8] != MAGIC {
+            if bytes.len() < 8 && MAGIC.starts_with(bytes) {
+                return Err(FormatError::Truncated("no complete magic".into()));
+            }
+            return Err(FormatError::BadMagic);
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(FormatError::Truncated(format!(
+                "{} bytes, the header alone has {HEADER_LEN}",
+                bytes.len()
+            )));
+        }
+        let b = &bytes[..HEADER_LEN];
+        let version = u32_at(b, 8);
+        if version != FORMAT_VERSION {
+            return Err(FormatError::UnsupportedVersion(version));
+        }
+        if crc32fast::hash(&b[..124]) != u32_at(b, 124) {
+            return Err(FormatError::Checksum("header"));
+        }
+        let corrupt = |what: &str| FormatError::Corrupt(what.to_string());
+        let material = Material::new(b[12], b[13], b[14], b[15])
+            .map_err(|e| FormatError::Corrupt(format!("header material: {e}")))?;
+        if material.white_men > 45 || material.black_men > 45 || material.pieces() > 50 {
+            return Err(corrupt("header material does not fit on the board"));
+        }
+        let rule_set = RuleSet::from_code(b[16]).ok_or_else(|| corrupt("unknown rule set code"))?;
+        let value_kind =
+            ValueKind::from_code(b[17]).ok_or_else(|| corrupt("unknown value kind code"))?;
+        if b[18] != COMPRESSION_ZSTD {
+            return Err(corrupt("unknown compression code"));
+        }
+        let positions_per_block = u32_at(b, 20);
+        if positions_per_block == 0 || positions_per_block % 4 != 0 {
+            return Err(corrupt("block size must be a positive multiple of 4"));
+        }
+        let position_count = u64_at(b, 24);
+        if position_count != MaterialIndex::new(material).count() {
+            return Err(corrupt("position count does not match the material"));
+        }
+        if u64_at(b, 32) != 0 {
+            return Err(corrupt("slices of a material are not supported by this version"));
+        }
+        let block_count = u64_at(b, 40);
+        if block_count != position_count.div_ceil(positions_per_block as u64) {
+            return Err(corrupt("block count does not match the position count"));
+        }
+        let index_offset = u64_at(b, 48);
+        let file_length = u64_at(b, 88);
+        let index_len = block_count
+            .checked_mul(12)
+            .and_then(|n| n.checked_add(8))
+            .ok_or_else(|| corrupt("block count overflows"))?;
+        if index_offset < HEADER_LEN as u64 || index_offset.checked_add(index_len) != Some(file_length) {
+            return Err(corrupt("block index does not end the file"));
+        }
+        let stats = TableStats {
+            win: u64_at(b, 56),
+            draw: u64_at(b, 64),
+            loss: u64_at(b, 72),
+            longest_win: opt(u32_at(b, 80)),
+            longest_loss: opt(u32_at(b, 84)),
+        };
+        let total = stats
+            .win
+            .checked_add(stats.draw)
+            .and_then(|n| n.checked_add(stats.loss));
+        if total != Some(position_count) {
+            return Err(corrupt("statistics do not add up to the position count"));
+        }
+        Ok(Header {
+            material,
+            rule_set,
+            value_kind,
+            positions_per_block,
+            position_count,
+            block_count,
+            index_offset,
+            file_length,
+            stats,
+            index_crc: u32_at(b, 96),
+            body_crc: u32_at(b, 100),
+        })
+    }
+
+    /// Positions in block `block`.
+    pub fn positions_in_block(&self, block: u64) -> u64 {
+        let start = block * self.positions_per_block as u64;
+        (self.position_count - start).min(self.positions_per_block as u64)
+    }
+}

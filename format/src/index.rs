@@ -1,0 +1,294 @@
+//! The perfect index: a bijection between the White-to-move positions of a
+//! material and `0..count`.
+//!
+//! Squares are numbered 0..50 here (square `s` is `s - 1`). The index is
+//! `men * king_placements + kings`:
+//!
+//! * **Men first.** White men stand on 5..50 (squares 6-50), black men on
+//!   0..45 (squares 1-45). The placements are grouped by `a`, the number
+//!   of white men on 45..50 (squares 46-50, where no black man can stand):
+//!   `men = offset[a] + (back * C(40, wm-a) + middle) * C(45-(wm-a), bm) + black`,
+//!   where `back` ranks the white men on 46-50 among those 5 squares,
+//!   `middle` the other white men among squares 6-45, and `black` the
+//!   black men among the `45 - (wm-a)` squares of 1-45 that no white man
+//!   holds. Keeping men outermost groups positions of one men placement
+//!   together (good for compression) and leaves room to cut a material into
+//!   slices by men placement.
+//! * **Kings** fill the `F = 50 - wm - bm` free squares: white kings ranked
+//!   among the `F` free squares, black kings among the `F - wk` left.
+//!
+//! Each "rank among" is the colexicographic rank of a combination,
+//! `sum C(c_i, i+1)` over its sorted members `c_0 < c_1 < ...`, after
+//! squeezing out the squares that are not available.
+
+use rules::{Color, Position};
+
+use crate::material::Material;
+
+/// `BINOMIAL[n][k]` = n choose k, for n, k <= 64.
+const BINOMIAL: [[u64; 65]; 65] = {
+    let mut t = [[0u64; 65]; 65];
+    let mut n = 0;
+    while n <= 64 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1].saturating_add(if k < n { t[n - 1][k] } else { 0 });
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// n choose k for small n.
+#[inline(always)]
+pub fn binomial(n: u32, k: u32) -> u64 {
+    if k > n || n > 64 {
+        0
+    } else {
+        BINOMIAL[n as usize][k as usize]
+    }
+}
+
+const LOW45: u64 = (1u64 << 45) - 1;
+const MID40: u64 = (1u64 << 40) - 1;
+
+/// Colex rank of the members of `set`, each first lowered by the number of
+/// `skip` squares below it.
+#[inline(always)]
+fn squeezed_rank(mut set: u64, skip: u64) -> u64 {
+    let mut rank = 0;
+    let mut i = 1;
+    while set != 0 {
+        let p = set.trailing_zeros();
+        set &= set - 1;
+        let q = p - (skip & ((1u64 << p) - 1)).count_ones();
+        rank += BINOMIAL[q as usize][i];
+        i += 1;
+    }
+    rank
+}
+
+/// The `k`-combination of `0..n` with colex rank `rank`, as a bit mask.
+#[inline(always)]
+fn colex_unrank(mut rank: u64, k: u32, n: u32) -> u64 {
+    let mut mask = 0;
+    let mut c = n as usize;
+    for i in (1..=k as usize).rev() {
+        c -= 1;
+        while BINOMIAL[c][i] > rank {
+            c -= 1;
+        }
+        mask |= 1u64 << c;
+        rank -= BINOMIAL[c][i];
+    }
+    mask
+}
+
+/// Spreads the low bits of `squeezed` over the zero bits of `skip`
+/// (a portable parallel bit deposit onto `!skip`).
+#[inline(always)]
+fn expand(mut squeezed: u64, skip: u64) -> u64 {
+    let mut out = 0;
+    let mut free = !skip;
+    while squeezed != 0 {
+        let lowest = free & free.wrapping_neg();
+        if squeezed & 1 == 1 {
+            out |= lowest;
+        }
+        free ^= lowest;
+        squeezed >>= 1;
+    }
+    out
+}
+
+/// The index of one material: counts, rank and unrank.
+#[derive(Clone, Debug)]
+pub struct MaterialIndex {
+    material: Material,
+    /// Start of each `a` group (white men on 46-50) in men-index space.
+    men_offsets: [u64; 7],
+    king_placements: u64,
+    black_king_placements: u64,
+    count: u64,
+}
+
+impl MaterialIndex {
+    /// The index of `material`.
+    pub fn new(material: Material) -> MaterialIndex {
+        let (wm, bm) = (material.white_men as u32, material.black_men as u32);
+        let mut men_offsets = [0u64; 7];
+        for a in 0..=5u32 {
+            let group = if a <= wm && wm - a <= 40 {
+                binomial(5, a) * binomial(40, wm - a) * binomial(45 - (wm - a), bm)
+            } else {
+                0
+            };
+            men_offsets[a as usize + 1] = men_offsets[a as usize] + group;
+        }
+        let free = 50u32.saturating_sub(wm + bm);
+        let wk = material.white_kings as u32;
+        let bk = material.black_kings as u32;
+        let black_king_placements = binomial(free.saturating_sub(wk), bk);
+        let king_placements = binomial(free, wk) * black_king_placements;
+        MaterialIndex {
+            material,
+            men_offsets,
+            king_placements,
+            black_king_placements,
+            count: men_offsets[6] * king_placements,
+        }
+    }
+
+    /// The material indexed.
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// The number of positions (White to move).
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The number of placements of the men alone; the index is
+    /// `men_placement * king_placements() + king_placement`.
+    pub fn men_placements(&self) -> u64 {
+        self.men_offsets[6]
+    }
+
+    /// The number of placements of the kings for one placement of the men.
+    pub fn king_placements(&self) -> u64 {
+        self.king_placements
+    }
+
+    /// The index of `pos`, which must be a White-to-move position of this
+    /// material (see [`MaterialIndex::try_rank`] for a checked version).
+    #[inline]
+    pub fn rank(&self, pos: &Position) -> u64 {
+        debug_assert_eq!(Material::of(pos), self.material);
+        debug_assert_eq!(pos.side_to_move(), Color::White);
+        let white = pos.pieces(Color::White).to_dense();
+        let black = pos.pieces(Color::Black).to_dense();
+        let kings = pos.kings(Color::White).to_dense() | pos.kings(Color::Black).to_dense();
+        self.rank_masks(white & !kings, white & kings, black & !kings, black & kings)
+    }
+
+    /// The index of `pos` if it is a White-to-move position of this
+    /// material.
+    pub fn try_rank(&self, pos: &Position) -> Option<u64> {
+        (Material::of(pos) == self.material && pos.side_to_move() == Color::White)
+            .then(|| self.rank(pos))
+    }
+
+    /// The index from dense masks (bit `i` = square `i + 1`).
+    #[inline]
+    pub fn rank_masks(&self, white_men: u64, white_kings: u64, black_men: u64, black_kings: u64) -> u64 {
+        let wm = self.material.white_men as u32;
+        let bm = self.material.black_men as u32;
+        let back = white_men >> 45;
+        let a = back.count_ones();
+        let middle = (white_men >> 5) & MID40;
+        let m = wm - a;
+        let back_rank = squeezed_rank(back, 0);
+        let middle_rank = squeezed_rank(middle, 0);
+        let black_rank = squeezed_rank(black_men, white_men & LOW45);
+        let men = self.men_offsets[a as usize]
+            + (back_rank * binomial(40, m) + middle_rank) * binomial(45 - m, bm)
+            + black_rank;
+        let men_mask = white_men | black_men;
+        let wk_rank = squeezed_rank(white_kings, men_mask);
+        let bk_rank = squeezed_rank(black_kings, men_mask | white_kings);
+        men * self.king_placements + wk_rank * self.black_king_placements + bk_rank
+    }
+
+    /// The White-to-move position with index `index` (< `count()`).
+    pub fn unrank(&self, index: u64) -> Position {
+        let [wm, wk, bm, bk] = self.unrank_masks(index);
+        Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
+            .expect("unrank yields a legal placement")
+    }
+
+    /// The dense masks `[white men, white kings, black men, black kings]`
+    /// of the position with index `index` (< `count()`).
+    #[inline]
+    pub fn unrank_masks(&self, index: u64) -> [u64; 4] {
+        debug_assert!(index < self.count);
+        let wm = self.material.white_men as u32;
+        let bm = self.material.black_men as u32;
+        let men = index / self.king_placements;
+        let kings = index % self.king_placements;
+        let a = (0..6).rev().find(|&a| self.men_offsets[a] <= men && self.men_offsets[a + 1] > men)
+            .unwrap_or(0) as u32;
+        let m = wm - a;
+        let rest = men - self.men_offsets[a as usize];
+        let black_span = binomial(45 - m, bm);
+        let black_rank = rest % black_span;
+        let rest = rest / black_span;
+        let middle_span = binomial(40, m);
+        let middle_rank = rest % middle_span;
+        let back_rank = rest / middle_span;
+        let white_men = (colex_unrank(back_rank, a, 5) << 45) | (colex_unrank(middle_rank, m, 40) << 5);
+        let black_men = expand(colex_unrank(black_rank, bm, 45 - m), white_men & LOW45);
+        let men_mask = white_men | black_men;
+        let free = 50 - wm - bm;
+        let wk_count = self.material.white_kings as u32;
+        let bk_count = self.material.black_kings as u32;
+        let white_kings = expand(
+            colex_unrank(kings / self.black_king_placements, wk_count, free),
+            men_mask,
+        );
+        let black_kings = expand(
+            colex_unrank(kings % self.black_king_placements, bk_count, free - wk_count),
+            men_mask | white_kings,
+        );
+        [white_men, white_kings, black_men, black_kings]
+    }
+}
+
+/// Where a position's value is stored: the material of the table and the
+/// White-to-move position inside it (the colour-flipped position when
+/// Black is to move).
+pub fn table_position(pos: &Position) -> (Material, Position) {
+    let normal = match pos.side_to_move() {
+        Color::White => *pos,
+        Color::Black => pos.flipped(),
+    };
+    (Material::of(&normal), normal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomials() {
+        assert_eq!(binomial(5, 2), 10);
+        assert_eq!(binomial(50, 3), 19600);
+        assert_eq!(binomial(64, 32), 1_832_624_140_942_590_534);
+        assert_eq!(binomial(3, 5), 0);
+    }
+
+    #[test]
+    fn colex_round_trip() {
+        for n in 0..12u32 {
+            for k in 0..=n {
+                for r in 0..binomial(n, k) {
+                    let mask = colex_unrank(r, k, n);
+                    assert_eq!(mask.count_ones(), k);
+                    assert!(mask < 1u64 << n);
+                    assert_eq!(squeezed_rank(mask, 0), r);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn expand_matches_squeeze() {
+        let skip = 0b1011_0010u64;
+        let expanded = expand(0b1011, skip);
+        // Free squares are 0, 2, 3, 6, 8, ...; squeezed 0, 1, 3 are 0, 2, 6.
+        assert_eq!(expanded, 0b100_0101);
+        assert_eq!(squeezed_rank(expanded, skip), squeezed_rank(0b1011, 0));
+    }
+}

@@ -1,0 +1,238 @@
+//! Writing a table file: values streamed in index order, blocks compressed
+//! with zstd, the file written under a temporary name, synced, and renamed
+//! into place so that a prober never sees half a table.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::FormatError;
+use crate::header::{Header, TableStats, HEADER_LEN};
+use crate::index::MaterialIndex;
+use crate::material::Material;
+use crate::value::{RuleSet, ValueKind};
+
+/// Default positions per block for WLD tables (4 KiB uncompressed).
+pub const DEFAULT_WDL_BLOCK: u32 = 16_384;
+/// Default positions per block for distance tables (4 KiB uncompressed).
+pub const DEFAULT_DISTANCE_BLOCK: u32 = 4_096;
+/// Default zstd level.
+pub const DEFAULT_LEVEL: i32 = 12;
+
+/// What a table holds, fixed before the first value is written.
+#[derive(Clone, Copy, Debug)]
+pub struct TableSpec {
+    /// The material (White to move).
+    pub material: Material,
+    /// The rules it was built under.
+    pub rule_set: RuleSet,
+    /// WLD or distance.
+    pub value_kind: ValueKind,
+    /// Positions per compressed block (a positive multiple of 4).
+    pub positions_per_block: u32,
+    /// zstd compression level.
+    pub level: i32,
+}
+
+impl TableSpec {
+    /// A spec with the default block size and level for `value_kind`.
+    pub fn new(material: Material, rule_set: RuleSet, value_kind: ValueKind) -> TableSpec {
+        TableSpec {
+            material,
+            rule_set,
+            value_kind,
+            positions_per_block: match value_kind {
+                ValueKind::Wdl => DEFAULT_WDL_BLOCK,
+                ValueKind::Distance => DEFAULT_DISTANCE_BLOCK,
+            },
+            level: DEFAULT_LEVEL,
+        }
+    }
+}
+
+/// The name a table is written under before it is complete. It never ends
+/// in `.dtb`, so no reader mistakes it for a table.
+pub fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
+/// Streams the values of one table into a file.
+pub struct TableWriter {
+    spec: TableSpec,
+    count: u64,
+    final_path: PathBuf,
+    temp_path: PathBuf,
+    out: Option<BufWriter<File>>,
+    offset: u64,
+    offsets: Vec<u64>,
+    crcs: Vec<u32>,
+    body_crc: crc32fast::Hasher,
+    raw: Vec<u8>,
+    in_block: u32,
+    written: u64,
+    last: u8,
+    compressor: zstd::bulk::Compressor<'static>,
+    finished: bool,
+}
+
+impl TableWriter {
+    /// Starts writing the table that will appear at `path`.
+    pub fn create(path: &Path, spec: TableSpec) -> Result<TableWriter, FormatError> {
+        if spec.positions_per_block == 0 || spec.positions_per_block % 4 != 0 {
+            return Err(FormatError::Writer("block size must be a positive multiple of 4".into()));
+        }
+        let temp_path = temporary_path(path);
+        let file = File::create(&temp_path).map_err(|e| FormatError::io(&temp_path, e))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        out.write_all(&[0u8; HEADER_LEN])
+            .map_err(|e| FormatError::io(&temp_path, e))?;
+        let compressor = zstd::bulk::Compressor::new(spec.level)
+            .map_err(|e| FormatError::io(&temp_path, e))?;
+        Ok(TableWriter {
+            spec,
+            count: MaterialIndex::new(spec.material).count(),
+            final_path: path.to_path_buf(),
+            temp_path,
+            out: Some(out),
+            offset: HEADER_LEN as u64,
+            offsets: vec![HEADER_LEN as u64],
+            crcs: Vec::new(),
+            body_crc: crc32fast::Hasher::new(),
+            raw: Vec::new(),
+            in_block: 0,
+            written: 0,
+            last: match spec.value_kind {
+                ValueKind::Wdl => 1,
+                ValueKind::Distance => 0,
+            },
+            compressor,
+            finished: false,
+        })
+    }
+
+    /// Appends the value of the next position: a WLD code (0 loss, 1 draw,
+    /// 2 win) or a distance byte, or `None` for a capture position whose
+    /// stored value does not matter.
+    pub fn push(&mut self, value: Option<u8>) -> Result<(), FormatError> {
+        if self.written == self.count {
+            return Err(FormatError::Writer(format!(
+                "more than {} values for {}",
+                self.count, self.spec.material
+            )));
+        }
+        let v = value.unwrap_or(self.last);
+        match self.spec.value_kind {
+            ValueKind::Wdl => {
+                if v > 2 {
+                    return Err(FormatError::Writer(format!("WLD code {v} out of range")));
+                }
+                let slot = (self.in_block % 4) as usize;
+                if slot == 0 {
+                    self.raw.push(0);
+                }
+                *self.raw.last_mut().expect("pushed") |= v << (2 * slot);
+            }
+            ValueKind::Distance => self.raw.push(v),
+        }
+        self.last = v;
+        self.written += 1;
+        self.in_block += 1;
+        if self.in_block == self.spec.positions_per_block {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn write_body(&mut self, bytes: &[u8]) -> Result<(), FormatError> {
+        self.body_crc.update(bytes);
+        self.offset += bytes.len() as u64;
+        let out = self.out.as_mut().expect("open until finish");
+        out.write_all(bytes)
+            .map_err(|e| FormatError::io(&self.temp_path, e))
+    }
+
+    fn flush_block(&mut self) -> Result<(), FormatError> {
+        if self.in_block == 0 {
+            return Ok(());
+        }
+        let compressed = self
+            .compressor
+            .compress(&self.raw)
+            .map_err(|e| FormatError::io(&self.temp_path, e))?;
+        self.crcs.push(crc32fast::hash(&compressed));
+        self.write_body(&compressed)?;
+        self.offsets.push(self.offset);
+        self.raw.clear();
+        self.in_block = 0;
+        Ok(())
+    }
+
+    /// Writes the block index and header, syncs, and renames the file into
+    /// place. `stats` are the statistics for White to move.
+    pub fn finish(mut self, stats: TableStats) -> Result<PathBuf, FormatError> {
+        if self.written != self.count {
+            return Err(FormatError::Writer(format!(
+                "{} values written, {} has {}",
+                self.written, self.spec.material, self.count
+            )));
+        }
+        self.flush_block()?;
+        let index_offset = self.offset;
+        let mut index = Vec::with_capacity(self.offsets.len() * 8 + self.crcs.len() * 4);
+        for o in &self.offsets {
+            index.extend_from_slice(&o.to_le_bytes());
+        }
+        for c in &self.crcs {
+            index.extend_from_slice(&c.to_le_bytes());
+        }
+        let index_crc = crc32fast::hash(&index);
+        self.write_body(&index)?;
+        let header = Header {
+            material: self.spec.material,
+            rule_set: self.spec.rule_set,
+            value_kind: self.spec.value_kind,
+            positions_per_block: self.spec.positions_per_block,
+            position_count: self.count,
+            block_count: self.crcs.len() as u64,
+            index_offset,
+            file_length: self.offset,
+            stats,
+            index_crc,
+            body_crc: self.body_crc.clone().finalize(),
+        };
+        let temp = self.temp_path.clone();
+        let io = |e| FormatError::io(&temp, e);
+        let out = self.out.take().expect("open until finish");
+        let mut file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        file.write_all(&header.to_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        drop(file);
+        fs::rename(&temp, &self.final_path).map_err(|e| FormatError::io(&self.final_path, e))?;
+        sync_parent(&self.final_path);
+        self.finished = true;
+        Ok(self.final_path.clone())
+    }
+}
+
+impl Drop for TableWriter {
+    /// An unfinished table leaves no file behind.
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = fs::remove_file(&self.temp_path);
+        }
+    }
+}
+
+/// Syncs the directory holding `path` so the rename survives a crash
+/// (best effort: not every platform can open a directory).
+pub fn sync_parent(path: &Path) {
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+}

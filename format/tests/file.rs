@@ -1,0 +1,152 @@
+//! Table files: write then read back, and a walk over many corruptions
+//! that must each give an error and never a panic.
+
+use format::{
+    FormatError, Material, MaterialIndex, RuleSet, TableReader, TableSpec, TableStats,
+    TableWriter, ValueKind,
+};
+use rand::{rngs::SmallRng, Rng, SeedableRng};
+
+fn write_table(dir: &std::path::Path, kind: ValueKind, block: u32) -> (Vec<u8>, Vec<Option<u8>>) {
+    let material: Material = "KM-K".parse().unwrap();
+    let count = MaterialIndex::new(material).count();
+    let mut rng = SmallRng::seed_from_u64(7);
+    let mut spec = TableSpec::new(material, RuleSet::Fmjd, kind);
+    spec.positions_per_block = block;
+    let path = dir.join(material.file_name());
+    let mut w = TableWriter::create(&path, spec).unwrap();
+    let mut values = Vec::new();
+    let mut stats = TableStats::default();
+    for i in 0..count {
+        // Runs of equal values with some don't-cares, like a real table.
+        let v = match kind {
+            ValueKind::Wdl => ((i / 97) % 3) as u8,
+            ValueKind::Distance => ((i / 31) % 40) as u8 + if i % 5 == 0 { 128 } else { 0 },
+        };
+        let v = if rng.gen_bool(0.1) { None } else { Some(v) };
+        w.push(v).unwrap();
+        values.push(v);
+        stats.draw += 1;
+    }
+    assert!(w.push(Some(0)).is_err(), "one value too many");
+    let written = w.finish(stats).unwrap();
+    assert_eq!(written, path);
+    assert!(!format::temporary_path(&path).exists());
+    (std::fs::read(&path).unwrap(), values)
+}
+
+#[test]
+fn values_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, block) in [(ValueKind::Wdl, 4096), (ValueKind::Distance, 1000)] {
+        let (bytes, values) = write_table(dir.path(), kind, block);
+        let reader = TableReader::new(&bytes[..]).unwrap();
+        reader.verify_checksum().unwrap();
+        let h = reader.header();
+        assert_eq!(h.material.to_string(), "KM-K");
+        assert_eq!(h.rule_set, RuleSet::Fmjd);
+        assert_eq!(h.value_kind, kind);
+        let decoded = reader.decode_all().unwrap();
+        let mut last = match kind {
+            ValueKind::Wdl => 1,
+            ValueKind::Distance => 0,
+        };
+        for (i, v) in values.iter().enumerate() {
+            match v {
+                Some(v) => {
+                    assert_eq!(decoded[i], *v, "position {i}");
+                    last = *v;
+                }
+                // Don't-cares repeat the value before them.
+                None => assert_eq!(decoded[i], last, "position {i}"),
+            }
+        }
+        // The same input gives the same bytes.
+        let (again, _) = write_table(dir.path(), kind, block);
+        assert_eq!(again, bytes);
+    }
+}
+
+#[test]
+fn an_unfinished_writer_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let material: Material = "K-K".parse().unwrap();
+    let path = dir.path().join(material.file_name());
+    let mut w = TableWriter::create(&path, TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl)).unwrap();
+    w.push(Some(1)).unwrap();
+    drop(w);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let w = TableWriter::create(&path, TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl)).unwrap();
+    assert!(matches!(w.finish(TableStats::default()), Err(FormatError::Writer(_))));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn unwritable_directory_is_an_error() {
+    let material: Material = "K-K".parse().unwrap();
+    let path = std::path::Path::new("/nonexistent-dir/K-K.dtb");
+    let err = TableWriter::create(path, TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl))
+        .err()
+        .expect("cannot create");
+    assert!(err.to_string().contains("/nonexistent-dir/K-K.dtb.partial"), "{err}");
+}
+
+/// Opens, decodes every block and checks the body checksum: the first
+/// error, if any.
+fn read_everything(bytes: &[u8]) -> Result<(), FormatError> {
+    let reader = TableReader::new(bytes)?;
+    reader.decode_all()?;
+    reader.verify_checksum()
+}
+
+#[test]
+fn corruptions_are_errors_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, block) in [(ValueKind::Wdl, 4096), (ValueKind::Distance, 1000)] {
+        let (bytes, _) = write_table(dir.path(), kind, block);
+        read_everything(&bytes).unwrap();
+        let mut rng = SmallRng::seed_from_u64(99);
+        // Every byte of the header and the block index, and a sample of
+        // the blocks: flip one bit.
+        let index_start = TableReader::new(&bytes[..]).unwrap().header().index_offset as usize;
+        let mut offsets: Vec<usize> = (0..128).chain(index_start..bytes.len()).collect();
+        offsets.extend((0..400).map(|_| rng.gen_range(128..index_start)));
+        for at in offsets {
+            let mut bad = bytes.clone();
+            bad[at] ^= 1 << rng.gen_range(0..8);
+            let result = std::panic::catch_unwind(|| read_everything(&bad));
+            let result = result.unwrap_or_else(|_| panic!("panic with byte {at} flipped"));
+            assert!(result.is_err(), "byte {at} flipped went unnoticed");
+        }
+        // Cut anywhere.
+        for len in (0..bytes.len()).step_by(7).chain([bytes.len() - 1]) {
+            let result = std::panic::catch_unwind(|| read_everything(&bytes[..len]));
+            let err = result.unwrap_or_else(|_| panic!("panic when cut at {len}")).unwrap_err();
+            assert!(err.is_corruption(), "cut at {len}: {err}");
+        }
+        // Trailing garbage.
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(read_everything(&longer).is_err());
+        // Wrong magic.
+        let mut bad = bytes.clone();
+        bad[0] = b'X';
+        assert!(matches!(TableReader::new(&bad[..]), Err(FormatError::BadMagic)));
+        // Wrong checksum of the body, header intact.
+        let mut bad = bytes.clone();
+        let last_block_byte = index_start - 1;
+        bad[last_block_byte] ^= 0x80;
+        let reader = TableReader::new(&bad[..]).unwrap();
+        assert!(matches!(reader.verify_checksum(), Err(FormatError::Checksum("table body"))));
+        // Random garbage of many sizes.
+        for len in [0usize, 1, 8, 127, 128, 129, 1000] {
+            let junk: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            assert!(read_everything(&junk).is_err());
+            let mut with_magic = junk.clone();
+            if len >= 8 {
+                with_magic[..8].copy_from_slice(&format::MAGIC);
+                assert!(read_everything(&with_magic).is_err());
+            }
+        }
+    }
+}
