@@ -6,7 +6,9 @@ use thiserror::Error;
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum MaterialError {
     /// Not of the form `KKM-K`.
-    #[error("{0:?} is not a material name (write it like KKM-K: White's kings and men, '-', Black's)")]
+    #[error(
+        "{0:?} is not a material name (write it like KKM-K: White's kings and men, '-', Black's)"
+    )]
     BadName(String),
     /// A side without pieces.
     #[error("material {0} gives a side no pieces (each side needs at least one)")]
@@ -62,6 +64,9 @@ impl FormatError {
     /// Whether the error means the file's bytes are damaged (as opposed to
     /// an I/O failure).
     pub fn is_corruption(&self) -> bool {
-        !matches!(self, FormatError::Io { .. } | FormatError::UnknownRuleSet(_) | FormatError::Writer(_))
+        !matches!(
+            self,
+            FormatError::Io { .. } | FormatError::UnknownRuleSet(_) | FormatError::Writer(_)
+        )
     }
 }

@@ -165,7 +165,9 @@ impl Header {
             return Err(corrupt("position count does not match the material"));
         }
         if u64_at(b, 32) != 0 {
-            return Err(corrupt("slices of a material are not supported by this version"));
+            return Err(corrupt(
+                "slices of a material are not supported by this version",
+            ));
         }
         let block_count = u64_at(b, 40);
         if block_count != position_count.div_ceil(positions_per_block as u64) {
@@ -177,7 +179,9 @@ impl Header {
             .checked_mul(12)
             .and_then(|n| n.checked_add(8))
             .ok_or_else(|| corrupt("block count overflows"))?;
-        if index_offset < HEADER_LEN as u64 || index_offset.checked_add(index_len) != Some(file_length) {
+        if index_offset < HEADER_LEN as u64
+            || index_offset.checked_add(index_len) != Some(file_length)
+        {
             return Err(corrupt("block index does not end the file"));
         }
         let stats = TableStats {

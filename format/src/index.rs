@@ -183,7 +183,13 @@ impl MaterialIndex {
 
     /// The index from dense masks (bit `i` = square `i + 1`).
     #[inline]
-    pub fn rank_masks(&self, white_men: u64, white_kings: u64, black_men: u64, black_kings: u64) -> u64 {
+    pub fn rank_masks(
+        &self,
+        white_men: u64,
+        white_kings: u64,
+        black_men: u64,
+        black_kings: u64,
+    ) -> u64 {
         let wm = self.material.white_men as u32;
         let bm = self.material.black_men as u32;
         let back = white_men >> 45;
@@ -218,7 +224,9 @@ impl MaterialIndex {
         let bm = self.material.black_men as u32;
         let men = index / self.king_placements;
         let kings = index % self.king_placements;
-        let a = (0..6).rev().find(|&a| self.men_offsets[a] <= men && self.men_offsets[a + 1] > men)
+        let a = (0..6)
+            .rev()
+            .find(|&a| self.men_offsets[a] <= men && self.men_offsets[a + 1] > men)
             .unwrap_or(0) as u32;
         let m = wm - a;
         let rest = men - self.men_offsets[a as usize];
@@ -228,7 +236,8 @@ impl MaterialIndex {
         let middle_span = binomial(40, m);
         let middle_rank = rest % middle_span;
         let back_rank = rest / middle_span;
-        let white_men = (colex_unrank(back_rank, a, 5) << 45) | (colex_unrank(middle_rank, m, 40) << 5);
+        let white_men =
+            (colex_unrank(back_rank, a, 5) << 45) | (colex_unrank(middle_rank, m, 40) << 5);
         let black_men = expand(colex_unrank(black_rank, bm, 45 - m), white_men & LOW45);
         let men_mask = white_men | black_men;
         let free = 50 - wm - bm;
@@ -239,7 +248,11 @@ impl MaterialIndex {
             men_mask,
         );
         let black_kings = expand(
-            colex_unrank(kings % self.black_king_placements, bk_count, free - wk_count),
+            colex_unrank(
+                kings % self.black_king_placements,
+                bk_count,
+                free - wk_count,
+            ),
             men_mask | white_kings,
         );
         [white_men, white_kings, black_men, black_kings]

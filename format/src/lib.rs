@@ -17,6 +17,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod draw_counter;
 mod error;
 mod header;
 mod index;
@@ -25,6 +26,9 @@ mod reader;
 mod value;
 mod writer;
 
+pub use draw_counter::{
+    child_view, finish_value, plies_cap, value_from_children, value_kind, ChildView, TableValue,
+};
 pub use error::{FormatError, MaterialError};
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC};
 pub use index::{binomial, table_position, MaterialIndex};

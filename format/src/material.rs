@@ -272,7 +272,8 @@ impl FromStr for Material {
         let (wm, wk) = parse_side(sides[0], text)?;
         let (bm, bk) = parse_side(sides[1], text)?;
         let total = |a: u8, b: u8| a as u32 + b as u32;
-        if total(wm, wk) > MAX_PIECES_PER_SIDE as u32 || total(bm, bk) > MAX_PIECES_PER_SIDE as u32 {
+        if total(wm, wk) > MAX_PIECES_PER_SIDE as u32 || total(bm, bk) > MAX_PIECES_PER_SIDE as u32
+        {
             return Err(MaterialError::TooManyPieces(text.to_string()));
         }
         Material::new(wm, wk, bm, bk)
@@ -299,12 +300,30 @@ mod tests {
 
     #[test]
     fn bad_names() {
-        assert!(matches!("KK".parse::<Material>(), Err(MaterialError::BadName(_))));
-        assert!(matches!("K-K-K".parse::<Material>(), Err(MaterialError::BadName(_))));
-        assert!(matches!("KX-K".parse::<Material>(), Err(MaterialError::BadName(_))));
-        assert!(matches!("K2-K".parse::<Material>(), Err(MaterialError::BadName(_))));
-        assert!(matches!("-K".parse::<Material>(), Err(MaterialError::EmptySide(_))));
-        assert!(matches!("21K-K".parse::<Material>(), Err(MaterialError::TooManyPieces(_))));
+        assert!(matches!(
+            "KK".parse::<Material>(),
+            Err(MaterialError::BadName(_))
+        ));
+        assert!(matches!(
+            "K-K-K".parse::<Material>(),
+            Err(MaterialError::BadName(_))
+        ));
+        assert!(matches!(
+            "KX-K".parse::<Material>(),
+            Err(MaterialError::BadName(_))
+        ));
+        assert!(matches!(
+            "K2-K".parse::<Material>(),
+            Err(MaterialError::BadName(_))
+        ));
+        assert!(matches!(
+            "-K".parse::<Material>(),
+            Err(MaterialError::EmptySide(_))
+        ));
+        assert!(matches!(
+            "21K-K".parse::<Material>(),
+            Err(MaterialError::TooManyPieces(_))
+        ));
     }
 
     #[test]
@@ -313,7 +332,10 @@ mod tests {
         let position = |m: &Material| all.iter().position(|x| x == m).unwrap();
         for m in &all {
             for e in m.exits() {
-                assert!(position(&e) < position(m).min(position(&m.mirrored())), "{e} before {m}");
+                assert!(
+                    position(&e) < position(m).min(position(&m.mirrored())),
+                    "{e} before {m}"
+                );
             }
             let (a, b) = (position(m), position(&m.mirrored()));
             assert!(a.abs_diff(b) <= 1, "{m} next to its mirror");

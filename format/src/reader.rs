@@ -53,7 +53,9 @@ impl<B: AsRef<[u8]>> TableReader<B> {
                 _ => true,
             };
             if off < previous || off > header.index_offset || !first_or_last_ok {
-                return Err(FormatError::Corrupt(format!("block offset {i} out of order")));
+                return Err(FormatError::Corrupt(format!(
+                    "block offset {i} out of order"
+                )));
             }
             previous = off;
         }
@@ -79,7 +81,9 @@ impl<B: AsRef<[u8]>> TableReader<B> {
     /// The compressed bytes of a block and their checksum.
     fn block_slice(&self, block: u64) -> Result<(&[u8], u32), FormatError> {
         if block >= self.header.block_count {
-            return Err(FormatError::Corrupt(format!("block {block} does not exist")));
+            return Err(FormatError::Corrupt(format!(
+                "block {block} does not exist"
+            )));
         }
         let b = self.bytes.as_ref();
         let index = self.header.index_offset as usize;
@@ -120,9 +124,13 @@ impl<B: AsRef<[u8]>> TableReader<B> {
             )));
         }
         if self.header.value_kind == ValueKind::Wdl {
-            let bad = out.iter().any(|byte| (0..4).any(|s| (byte >> (2 * s)) & 3 == 3));
+            let bad = out
+                .iter()
+                .any(|byte| (0..4).any(|s| (byte >> (2 * s)) & 3 == 3));
             if bad {
-                return Err(FormatError::Corrupt(format!("block {block} holds an invalid WLD code")));
+                return Err(FormatError::Corrupt(format!(
+                    "block {block} holds an invalid WLD code"
+                )));
             }
         }
         Ok(())

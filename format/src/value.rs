@@ -237,9 +237,15 @@ mod tests {
             let v = DistanceValue::decode(byte);
             assert_eq!(v.encode(), byte);
         }
-        let win = DistanceValue { wdl: Wdl::Win, plies: 31 };
+        let win = DistanceValue {
+            wdl: Wdl::Win,
+            plies: 31,
+        };
         assert_eq!(win.encode(), 31);
-        let loss = DistanceValue { wdl: Wdl::Loss, plies: 0 };
+        let loss = DistanceValue {
+            wdl: Wdl::Loss,
+            plies: 0,
+        };
         assert_eq!(loss.encode(), 128);
     }
 

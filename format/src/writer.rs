@@ -53,7 +53,10 @@ impl TableSpec {
 /// The name a table is written under before it is complete. It never ends
 /// in `.dtb`, so no reader mistakes it for a table.
 pub fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".partial");
     path.with_file_name(name)
 }
@@ -81,15 +84,17 @@ impl TableWriter {
     /// Starts writing the table that will appear at `path`.
     pub fn create(path: &Path, spec: TableSpec) -> Result<TableWriter, FormatError> {
         if spec.positions_per_block == 0 || spec.positions_per_block % 4 != 0 {
-            return Err(FormatError::Writer("block size must be a positive multiple of 4".into()));
+            return Err(FormatError::Writer(
+                "block size must be a positive multiple of 4".into(),
+            ));
         }
         let temp_path = temporary_path(path);
         let file = File::create(&temp_path).map_err(|e| FormatError::io(&temp_path, e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(&[0u8; HEADER_LEN])
             .map_err(|e| FormatError::io(&temp_path, e))?;
-        let compressor = zstd::bulk::Compressor::new(spec.level)
-            .map_err(|e| FormatError::io(&temp_path, e))?;
+        let compressor =
+            zstd::bulk::Compressor::new(spec.level).map_err(|e| FormatError::io(&temp_path, e))?;
         Ok(TableWriter {
             spec,
             count: MaterialIndex::new(spec.material).count(),
@@ -230,7 +235,11 @@ impl Drop for TableWriter {
 /// (best effort: not every platform can open a directory).
 pub fn sync_parent(path: &Path) {
     if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
         if let Ok(d) = File::open(dir) {
             let _ = d.sync_all();
         }

@@ -2,8 +2,8 @@
 //! that must each give an error and never a panic.
 
 use format::{
-    FormatError, Material, MaterialIndex, RuleSet, TableReader, TableSpec, TableStats,
-    TableWriter, ValueKind,
+    FormatError, Material, MaterialIndex, RuleSet, TableReader, TableSpec, TableStats, TableWriter,
+    ValueKind,
 };
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 
@@ -72,12 +72,23 @@ fn an_unfinished_writer_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let material: Material = "K-K".parse().unwrap();
     let path = dir.path().join(material.file_name());
-    let mut w = TableWriter::create(&path, TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl)).unwrap();
+    let mut w = TableWriter::create(
+        &path,
+        TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl),
+    )
+    .unwrap();
     w.push(Some(1)).unwrap();
     drop(w);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-    let w = TableWriter::create(&path, TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl)).unwrap();
-    assert!(matches!(w.finish(TableStats::default()), Err(FormatError::Writer(_))));
+    let w = TableWriter::create(
+        &path,
+        TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl),
+    )
+    .unwrap();
+    assert!(matches!(
+        w.finish(TableStats::default()),
+        Err(FormatError::Writer(_))
+    ));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
@@ -85,10 +96,16 @@ fn an_unfinished_writer_leaves_nothing() {
 fn unwritable_directory_is_an_error() {
     let material: Material = "K-K".parse().unwrap();
     let path = std::path::Path::new("/nonexistent-dir/K-K.dtb");
-    let err = TableWriter::create(path, TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl))
-        .err()
-        .expect("cannot create");
-    assert!(err.to_string().contains("/nonexistent-dir/K-K.dtb.partial"), "{err}");
+    let err = TableWriter::create(
+        path,
+        TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl),
+    )
+    .err()
+    .expect("cannot create");
+    assert!(
+        err.to_string().contains("/nonexistent-dir/K-K.dtb.partial"),
+        "{err}"
+    );
 }
 
 /// Opens, decodes every block and checks the body checksum: the first
@@ -121,7 +138,9 @@ fn corruptions_are_errors_not_panics() {
         // Cut anywhere.
         for len in (0..bytes.len()).step_by(7).chain([bytes.len() - 1]) {
             let result = std::panic::catch_unwind(|| read_everything(&bytes[..len]));
-            let err = result.unwrap_or_else(|_| panic!("panic when cut at {len}")).unwrap_err();
+            let err = result
+                .unwrap_or_else(|_| panic!("panic when cut at {len}"))
+                .unwrap_err();
             assert!(err.is_corruption(), "cut at {len}: {err}");
         }
         // Trailing garbage.
@@ -131,13 +150,19 @@ fn corruptions_are_errors_not_panics() {
         // Wrong magic.
         let mut bad = bytes.clone();
         bad[0] = b'X';
-        assert!(matches!(TableReader::new(&bad[..]), Err(FormatError::BadMagic)));
+        assert!(matches!(
+            TableReader::new(&bad[..]),
+            Err(FormatError::BadMagic)
+        ));
         // Wrong checksum of the body, header intact.
         let mut bad = bytes.clone();
         let last_block_byte = index_start - 1;
         bad[last_block_byte] ^= 0x80;
         let reader = TableReader::new(&bad[..]).unwrap();
-        assert!(matches!(reader.verify_checksum(), Err(FormatError::Checksum("table body"))));
+        assert!(matches!(
+            reader.verify_checksum(),
+            Err(FormatError::Checksum("table body"))
+        ));
         // Random garbage of many sizes.
         for len in [0usize, 1, 8, 127, 128, 129, 1000] {
             let junk: Vec<u8> = (0..len).map(|_| rng.gen()).collect();

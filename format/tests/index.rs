@@ -53,7 +53,10 @@ fn exhaustive_round_trips_up_to_four_pieces() {
 #[test]
 fn random_round_trips_five_to_eight_pieces() {
     let mut rng = SmallRng::seed_from_u64(0x5eed_d7a9);
-    for m in Material::all_up_to(8).into_iter().filter(|m| m.pieces() >= 5) {
+    for m in Material::all_up_to(8)
+        .into_iter()
+        .filter(|m| m.pieces() >= 5)
+    {
         let index = MaterialIndex::new(m);
         let samples = if m.pieces() <= 6 { 200 } else { 40 };
         for _ in 0..samples {
@@ -128,7 +131,11 @@ fn enumerate(m: Material) -> Vec<Position> {
         }
         let i = at.len();
         // Pieces of the same kind are placed in increasing order.
-        let min = if i > 0 && pieces[i] == pieces[i - 1] { at[i - 1] + 1 } else { 1 };
+        let min = if i > 0 && pieces[i] == pieces[i - 1] {
+            at[i - 1] + 1
+        } else {
+            1
+        };
         for &s in squares.iter().filter(|&&s| s >= min) {
             if at.contains(&s) {
                 continue;

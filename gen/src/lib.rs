@@ -1,1 +1,239 @@
-//! placeholder
+//! The draughts-tb generator: solves every material up to N pieces by
+//! retrograde analysis, in dependency order, and writes compressed tables.
+//!
+//! ```no_run
+//! use gen::{generate, GenOptions};
+//! use format::RuleSet;
+//!
+//! let report = generate(&GenOptions::new("data", RuleSet::Fmjd, 4))?;
+//! println!("{} tables built", report.built.len());
+//! # Ok::<(), gen::GenError>(())
+//! ```
+#![warn(missing_docs)]
+
+mod error;
+mod output;
+mod progress;
+mod solver;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub use error::GenError;
+use format::{Material, MaterialIndex, RuleSet, TableReader, TableStats};
+use probe::{table_dir, Tablebase, TablebaseOptions};
+pub use progress::Progress;
+
+/// What to build and where.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    /// The table directory (tables go to `dir/<rule set>/`).
+    pub dir: PathBuf,
+    /// The rules to build under.
+    pub rule_set: RuleSet,
+    /// Build every material up to this many pieces (when `materials` is
+    /// empty).
+    pub max_pieces: u32,
+    /// Build these materials and what they depend on instead.
+    pub materials: Vec<Material>,
+    /// Worker threads (None: all cores).
+    pub threads: Option<usize>,
+    /// No progress bars.
+    pub quiet: bool,
+    /// Bytes of decoded blocks the reader of smaller tables may keep.
+    pub cache_bytes: u64,
+}
+
+impl GenOptions {
+    /// Every material up to `max_pieces` under `rule_set` in `dir`.
+    pub fn new(dir: impl Into<PathBuf>, rule_set: RuleSet, max_pieces: u32) -> GenOptions {
+        GenOptions {
+            dir: dir.into(),
+            rule_set,
+            max_pieces,
+            materials: Vec::new(),
+            threads: None,
+            quiet: true,
+            cache_bytes: 256 << 20,
+        }
+    }
+}
+
+/// One table written.
+#[derive(Clone, Debug)]
+pub struct BuiltTable {
+    /// Its material.
+    pub material: Material,
+    /// The file.
+    pub path: PathBuf,
+    /// Positions (White to move).
+    pub positions: u64,
+    /// File size.
+    pub bytes: u64,
+    /// Statistics (White to move).
+    pub stats: TableStats,
+    /// Seconds spent solving its pair.
+    pub seconds: f64,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default)]
+pub struct GenReport {
+    /// Tables written by this run.
+    pub built: Vec<BuiltTable>,
+    /// Materials whose valid tables were already there.
+    pub skipped: Vec<Material>,
+    /// Wall time.
+    pub seconds: f64,
+    /// Peak resident memory of the process, where the system tells.
+    pub peak_memory_bytes: Option<u64>,
+}
+
+/// Every material to build, in build order: all up to `max_pieces`, or
+/// the named ones with their mirrors and everything they depend on.
+pub fn plan(options: &GenOptions) -> Vec<Material> {
+    let mut all: Vec<Material> = if options.materials.is_empty() {
+        Material::all_up_to(options.max_pieces)
+    } else {
+        let mut seen = Vec::new();
+        let mut todo: Vec<Material> = options.materials.clone();
+        while let Some(m) = todo.pop() {
+            for x in [m, m.mirrored()] {
+                if !seen.contains(&x) {
+                    seen.push(x);
+                    todo.extend(x.exits());
+                }
+            }
+        }
+        seen
+    };
+    all.sort_by_key(|m| m.build_key());
+    all
+}
+
+/// Whether `path` holds a complete, valid table of `material` under
+/// `rule_set` (header, index and the checksum of the whole file).
+pub fn table_is_valid(path: &Path, material: Material, rule_set: RuleSet) -> bool {
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    match TableReader::new(&bytes[..]) {
+        Ok(r) => {
+            r.header().material == material
+                && r.header().rule_set == rule_set
+                && r.verify_checksum().is_ok()
+        }
+        Err(_) => false,
+    }
+}
+
+/// Peak resident memory of this process (Linux).
+pub fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Removes temporary files left by an interrupted run.
+fn remove_partials(dir: &Path) -> Result<(), GenError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| GenError::io(dir, e))?;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if name.to_string_lossy().ends_with(".dtb.partial") {
+            std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds the tables `options` asks for; skips those already present and
+/// valid, so an interrupted run resumes where it stopped.
+pub fn generate(options: &GenOptions) -> Result<GenReport, GenError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| GenError::BadOptions(format!("cannot start threads: {e}")))?;
+    pool.install(|| generate_here(options))
+}
+
+fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
+    let start = Instant::now();
+    if options.max_pieces < 2 && options.materials.is_empty() {
+        return Err(GenError::BadOptions("--pieces must be at least 2".into()));
+    }
+    if let Some(m) = options
+        .materials
+        .iter()
+        .find(|m| m.pieces() > probe::MAX_TABLE_PIECES)
+    {
+        return Err(GenError::BadOptions(format!(
+            "{m} has {} pieces; at most {} are supported",
+            m.pieces(),
+            probe::MAX_TABLE_PIECES
+        )));
+    }
+    let dir = table_dir(&options.dir, options.rule_set);
+    std::fs::create_dir_all(&dir).map_err(|e| GenError::io(&dir, e))?;
+    remove_partials(&dir)?;
+    let tb = Tablebase::open_with(
+        &options.dir,
+        options.rule_set,
+        TablebaseOptions {
+            cache_bytes: options.cache_bytes,
+        },
+    );
+    let mut report = GenReport::default();
+    let materials = plan(options);
+    for &m in &materials {
+        if m > m.mirrored() && materials.contains(&m.mirrored()) {
+            continue; // solved with its mirror
+        }
+        let pair: Vec<Material> = if m.is_symmetric() {
+            vec![m]
+        } else {
+            vec![m, m.mirrored()]
+        };
+        let missing: Vec<Material> = pair
+            .iter()
+            .copied()
+            .filter(|x| !table_is_valid(&dir.join(x.file_name()), *x, options.rule_set))
+            .collect();
+        if missing.is_empty() {
+            report.skipped.extend(pair);
+            continue;
+        }
+        let positions: u64 = pair.iter().map(|x| MaterialIndex::new(*x).count()).sum();
+        let pair_start = Instant::now();
+        let progress = Progress::new(&m.to_string(), positions, options.quiet);
+        let solved = solver::solve(&tb, options.rule_set, m, &progress)?;
+        progress.message("writing");
+        let seconds = pair_start.elapsed().as_secs_f64();
+        for side in &solved.sides {
+            if !missing.contains(&side.material) {
+                report.skipped.push(side.material);
+                continue;
+            }
+            // Another process may have made it meanwhile; never rewrite.
+            let path = dir.join(side.material.file_name());
+            if table_is_valid(&path, side.material, options.rule_set) {
+                report.skipped.push(side.material);
+                continue;
+            }
+            let (path, stats) = output::write_side(side, &dir, options.rule_set, solved.levels)?;
+            let bytes = std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0);
+            report.built.push(BuiltTable {
+                material: side.material,
+                path,
+                positions: side.index.count(),
+                bytes,
+                stats,
+                seconds,
+            });
+        }
+        progress.finish();
+    }
+    report.seconds = start.elapsed().as_secs_f64();
+    report.peak_memory_bytes = peak_memory_bytes();
+    Ok(report)
+}

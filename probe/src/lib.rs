@@ -1,1 +1,38 @@
-//! placeholder
+//! The draughts-tb prober: answers win/draw/loss, distances and best moves
+//! for positions of international draughts from tables built by `dtb gen`.
+//!
+//! ```no_run
+//! use probe::{RuleSet, Tablebase, Wdl};
+//! use rules::Position;
+//!
+//! let tb = Tablebase::open("data", RuleSet::Fmjd);
+//! let pos: Position = "W:WK46,K47,28:BK5".parse()?;
+//! let wdl = tb.probe_wdl(&pos, None)?; // freshly entered 16-move ending
+//! assert_eq!(wdl, Wdl::Win);
+//! let with_four_plies_left = tb.probe_wdl(&pos, Some(4))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What the answers mean
+//! Every value is from the view of the side to move. In the counted
+//! endings of the FMJD rules (a lone king against three pieces or fewer
+//! including a king) the result depends on the plies left on the draw
+//! counter; `plies_left = None` means the ending was just entered (32 or 10
+//! plies). See `format::TableValue` and the `draw_counter` module of the
+//! format crate for the exact rules.
+//!
+//! Capture positions are resolved by the prober (captures are compulsory,
+//! the majority rule applies): the caller may probe any position.
+//!
+//! # Errors
+//! Missing tables, damaged files, tables of another rule set and impossible
+//! positions are [`ProbeError`] values, never panics.
+#![warn(missing_docs)]
+
+mod error;
+mod table;
+mod tablebase;
+
+pub use error::ProbeError;
+pub use format::{Material, RuleSet, TableValue, Wdl};
+pub use tablebase::{table_dir, MoveValue, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};

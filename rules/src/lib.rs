@@ -23,6 +23,7 @@ mod movegen;
 mod notation;
 mod perft;
 mod position;
+mod retro;
 
 pub use board::{Direction, Square, SquareIter, SquareSet};
 pub use counted::{lone_king_alone_on_long_diagonal, lone_king_side, CountedEnding};

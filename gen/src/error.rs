@@ -1,0 +1,46 @@
+//! Errors of the generator.
+
+use format::{FormatError, Material};
+use probe::ProbeError;
+use thiserror::Error;
+
+/// Why generation stopped.
+#[derive(Debug, Error)]
+pub enum GenError {
+    /// Reading a smaller table failed.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    /// Writing a table failed.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// A file system operation failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The material does not fit in memory on this machine's address space.
+    #[error("material {0} is too large to solve in memory")]
+    TooLarge(Material),
+    /// A distance exceeds what a distance table can store.
+    #[error("material {0}: a distance exceeds 126 plies")]
+    DistanceOverflow(Material),
+    /// Bad options.
+    #[error("{0}")]
+    BadOptions(String),
+    /// A broken invariant (a bug).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl GenError {
+    /// Wraps an I/O error with its path.
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> GenError {
+        GenError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,474 @@
+//! The tablebase: a directory of tables of one rule set, opened lazily,
+//! memory-mapped, with a shared cache of decoded blocks.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use format::{
+    child_view, table_position, value_from_children, ChildView, DistanceValue, Material,
+    MaterialIndex, RuleSet, TableValue, ValueKind, Wdl,
+};
+use quick_cache::sync::Cache;
+use quick_cache::Weighter;
+use rules::{Color, CountedEnding, Move, Position};
+
+use crate::error::ProbeError;
+use crate::table::Table;
+
+/// The most pieces a table can hold (the limit of the material slots).
+pub const MAX_TABLE_PIECES: u32 = 10;
+const SLOT_RADIX: usize = 11;
+
+/// Options of [`Tablebase::open_with`].
+#[derive(Clone, Copy, Debug)]
+pub struct TablebaseOptions {
+    /// Bytes of decoded blocks kept in memory, shared by all threads.
+    pub cache_bytes: u64,
+}
+
+impl Default for TablebaseOptions {
+    fn default() -> TablebaseOptions {
+        TablebaseOptions {
+            cache_bytes: 64 << 20,
+        }
+    }
+}
+
+#[derive(Clone)]
+struct BlockWeight;
+
+impl Weighter<(u32, u64), Arc<[u8]>> for BlockWeight {
+    fn weight(&self, _key: &(u32, u64), block: &Arc<[u8]>) -> u64 {
+        block.len() as u64 + 64
+    }
+}
+
+/// Whether a lookup may decode blocks or only use what is in memory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Load,
+    CachedOnly,
+}
+
+/// A move with the value it leads to, from the view of the side making it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveValue {
+    /// The move.
+    pub mv: Move,
+    /// The result for the side that plays it.
+    pub wdl: Wdl,
+    /// Plies to the result through this move, where the table keeps
+    /// distances.
+    pub plies: Option<u32>,
+}
+
+/// A position's answer: its result (for the given state of the draw
+/// counter) and, where the table keeps one, the distance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// Win, draw or loss for the side to move.
+    pub wdl: Wdl,
+    /// Plies to the result, for distance tables (None for draws).
+    pub plies: Option<u32>,
+}
+
+thread_local! {
+    static DECODER: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// Endgame tables of one rule set in one directory. `Send + Sync`: share
+/// one between all search threads.
+pub struct Tablebase {
+    root: PathBuf,
+    dir: PathBuf,
+    rule_set: RuleSet,
+    slots: Box<[OnceLock<Arc<Table>>]>,
+    cache: Cache<(u32, u64), Arc<[u8]>, BlockWeight>,
+}
+
+fn slot(m: Material) -> usize {
+    ((m.white_men as usize * SLOT_RADIX + m.white_kings as usize) * SLOT_RADIX
+        + m.black_men as usize)
+        * SLOT_RADIX
+        + m.black_kings as usize
+}
+
+impl Tablebase {
+    /// Opens the tables of `rule_set` under `dir` (they live in
+    /// `dir/<rule set>/`), with default options. Nothing is read until the
+    /// first probe.
+    pub fn open(dir: impl AsRef<Path>, rule_set: RuleSet) -> Tablebase {
+        Tablebase::open_with(dir, rule_set, TablebaseOptions::default())
+    }
+
+    /// Like [`Tablebase::open`], with options.
+    pub fn open_with(
+        dir: impl AsRef<Path>,
+        rule_set: RuleSet,
+        options: TablebaseOptions,
+    ) -> Tablebase {
+        let root = dir.as_ref().to_path_buf();
+        let slots = (0..SLOT_RADIX.pow(4)).map(|_| OnceLock::new()).collect();
+        let estimated = (options.cache_bytes / 4096).max(16) as usize;
+        Tablebase {
+            dir: table_dir(&root, rule_set),
+            root,
+            rule_set,
+            slots,
+            cache: Cache::with_weighter(estimated, options.cache_bytes.max(1), BlockWeight),
+        }
+    }
+
+    /// The rule set of these tables.
+    pub fn rule_set(&self) -> RuleSet {
+        self.rule_set
+    }
+
+    /// The directory given to `open` (holding one folder per rule set).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The folder holding this rule set's tables.
+    pub fn table_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file where `material`'s table lives.
+    pub fn table_path(&self, material: Material) -> PathBuf {
+        self.dir.join(material.file_name())
+    }
+
+    fn table(&self, material: Material) -> Result<&Arc<Table>, ProbeError> {
+        if material.pieces() > MAX_TABLE_PIECES {
+            return Err(ProbeError::TooManyPieces {
+                pieces: material.pieces(),
+                max: MAX_TABLE_PIECES,
+            });
+        }
+        let id = slot(material);
+        let cell = &self.slots[id];
+        if let Some(t) = cell.get() {
+            return Ok(t);
+        }
+        // Errors are not remembered: a table built later is found then.
+        let table = Table::open(
+            id as u32,
+            &self.table_path(material),
+            material,
+            self.rule_set,
+        )?;
+        let _ = cell.set(Arc::new(table));
+        Ok(cell.get().expect("just set"))
+    }
+
+    /// Whether `material`'s table exists and is valid (opens it).
+    pub fn has_table(&self, material: Material) -> bool {
+        self.table(material).is_ok()
+    }
+
+    /// Decodes `material`'s whole table into memory, so that every later
+    /// lookup in it is an array read (the generator does this for the
+    /// tables it reads most).
+    pub fn preload(&self, material: Material) -> Result<(), ProbeError> {
+        let table = self.table(material)?;
+        if table.decoded.get().is_none() {
+            let all = table.reader.decode_all().map_err(|e| table.corrupted(e))?;
+            let _ = table.decoded.set(all);
+        }
+        Ok(())
+    }
+
+    /// The stored byte of position `index` of `table`: a WLD code or a
+    /// distance byte. `None` in cached-only mode when the block is not in
+    /// memory.
+    fn stored(&self, table: &Table, index: u64, mode: Mode) -> Result<Option<u8>, ProbeError> {
+        if let Some(all) = table.decoded.get() {
+            return Ok(all.get(index as usize).copied());
+        }
+        let block = index / table.per_block;
+        let offset = (index % table.per_block) as usize;
+        let key = (table.id, block);
+        let data = match mode {
+            Mode::CachedOnly => match self.cache.get(&key) {
+                Some(d) => d,
+                None => return Ok(None),
+            },
+            Mode::Load => self.cache.get_or_insert_with(&key, || {
+                DECODER.with(|cell| {
+                    let mut slot = cell.borrow_mut();
+                    if slot.is_none() {
+                        let d = zstd::bulk::Decompressor::new().map_err(|e| ProbeError::Io {
+                            path: table.path.clone(),
+                            source: e,
+                        })?;
+                        *slot = Some(d);
+                    }
+                    let mut raw = Vec::new();
+                    table
+                        .reader
+                        .decode_block(block, slot.as_mut().expect("set"), &mut raw)
+                        .map_err(|e| table.corrupted(e))?;
+                    Ok::<Arc<[u8]>, ProbeError>(raw.into())
+                })
+            })?,
+        };
+        let byte = match table.kind {
+            ValueKind::Wdl => data.get(offset / 4).map(|b| (b >> (2 * (offset % 4))) & 3),
+            ValueKind::Distance => data.get(offset).copied(),
+        };
+        byte.map(Some)
+            .ok_or_else(|| table.corrupted(format::FormatError::Corrupt("block too short".into())))
+    }
+
+    fn decode(table: &Table, byte: u8) -> Result<TableValue, ProbeError> {
+        match table.kind {
+            ValueKind::Wdl => Wdl::from_code(byte)
+                .map(|wdl| TableValue {
+                    wdl,
+                    distance: None,
+                })
+                .ok_or_else(|| {
+                    table.corrupted(format::FormatError::Corrupt("invalid WLD code".into()))
+                }),
+            ValueKind::Distance => Ok(TableValue::from_distance(DistanceValue::decode(byte))),
+        }
+    }
+
+    /// Checks the position can be answered at all.
+    fn check(&self, pos: &Position) -> Result<(), ProbeError> {
+        let side = pos.side_to_move();
+        if pos.pieces(side.opponent()).is_empty() {
+            let name = if side == Color::White {
+                "Black"
+            } else {
+                "White"
+            };
+            return Err(ProbeError::InvalidPosition(format!(
+                "{name} has no pieces: the game is already over"
+            )));
+        }
+        let pieces = pos.occupied().len();
+        if pieces > MAX_TABLE_PIECES {
+            return Err(ProbeError::TooManyPieces {
+                pieces,
+                max: MAX_TABLE_PIECES,
+            });
+        }
+        Ok(())
+    }
+
+    /// The value of `pos` (any side to move), resolving captures by search.
+    fn value(&self, pos: &Position, mode: Mode) -> Result<Option<TableValue>, ProbeError> {
+        if pos.pieces(pos.side_to_move()).is_empty() {
+            return Ok(Some(self.no_move_value(pos)));
+        }
+        if pos.has_capture() {
+            let class = Material::of(pos).counted_ending();
+            let mut views = Vec::new();
+            for mv in pos.legal_moves() {
+                match self.child_view(class, &pos.play(&mv), mode)? {
+                    Some(v) => views.push(v),
+                    None => return Ok(None),
+                }
+            }
+            return Ok(Some(value_from_children(self.rule_set, class, pos, views)));
+        }
+        let (material, normal) = table_position(pos);
+        let table = self.table(material)?;
+        let index = MaterialIndex::new(material).rank(&normal);
+        match self.stored(table, index, mode)? {
+            Some(byte) => Ok(Some(Self::decode(table, byte)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The value of a position whose side to move has no move.
+    fn no_move_value(&self, pos: &Position) -> TableValue {
+        value_from_children(self.rule_set, Material::of(pos).counted_ending(), pos, [])
+    }
+
+    /// How the parent (of class `parent`) sees the child `child`.
+    fn child_view(
+        &self,
+        parent: Option<CountedEnding>,
+        child: &Position,
+        mode: Mode,
+    ) -> Result<Option<ChildView>, ProbeError> {
+        if child.pieces(child.side_to_move()).is_empty() {
+            return Ok(Some(ChildView::LOST));
+        }
+        Ok(self
+            .value(child, mode)?
+            .map(|v| child_view(self.rule_set, parent, Material::of(child), v)))
+    }
+
+    /// The value of `pos` as its table states it (captures resolved): the
+    /// result and, for distance tables, the distance. For counted endings
+    /// the result holds once at least `distance` plies are left.
+    pub fn probe(&self, pos: &Position) -> Result<TableValue, ProbeError> {
+        self.check(pos)?;
+        Ok(self
+            .value(pos, Mode::Load)?
+            .expect("loading mode always answers"))
+    }
+
+    /// Checks `plies_left` against the position's counted ending.
+    fn plies_for(
+        &self,
+        pos: &Position,
+        plies_left: Option<u8>,
+    ) -> Result<Option<CountedEnding>, ProbeError> {
+        let class = Material::of(pos).counted_ending();
+        if let (Some(c), Some(r)) = (class, plies_left) {
+            if self.rule_set.has_move_limits() && r > c.plies() {
+                return Err(ProbeError::BadPliesLeft {
+                    got: r as u32,
+                    max: c.plies() as u32,
+                });
+            }
+        }
+        Ok(class)
+    }
+
+    /// Win, draw or loss for the side to move with `plies_left` plies left
+    /// on the draw counter (`None`: the counted ending, if it is one, was
+    /// just entered; ignored outside counted endings and under `pure`).
+    pub fn probe_wdl(&self, pos: &Position, plies_left: Option<u8>) -> Result<Wdl, ProbeError> {
+        Ok(self.probe_counted(pos, plies_left)?.wdl)
+    }
+
+    /// The result with its distance where the table keeps one.
+    pub fn probe_counted(
+        &self,
+        pos: &Position,
+        plies_left: Option<u8>,
+    ) -> Result<Probe, ProbeError> {
+        self.check(pos)?;
+        let class = self.plies_for(pos, plies_left)?;
+        let v = self
+            .value(pos, Mode::Load)?
+            .expect("loading mode always answers");
+        Ok(Self::answer(self.rule_set, class, v, plies_left))
+    }
+
+    fn answer(
+        rule_set: RuleSet,
+        class: Option<CountedEnding>,
+        v: TableValue,
+        plies_left: Option<u8>,
+    ) -> Probe {
+        let wdl = v.wdl_with(rule_set, class, plies_left);
+        Probe {
+            wdl,
+            plies: if wdl == Wdl::Draw {
+                None
+            } else {
+                v.distance.map(u32::from)
+            },
+        }
+    }
+
+    /// Like [`Tablebase::probe_wdl`], but answers only from memory already
+    /// decoded (for use deep in a search): `Ok(None)` when a block would
+    /// have to be read.
+    pub fn probe_wdl_if_cached(
+        &self,
+        pos: &Position,
+        plies_left: Option<u8>,
+    ) -> Result<Option<Wdl>, ProbeError> {
+        self.check(pos)?;
+        let class = self.plies_for(pos, plies_left)?;
+        Ok(self
+            .value(pos, Mode::CachedOnly)?
+            .map(|v| v.wdl_with(self.rule_set, class, plies_left)))
+    }
+
+    /// The distance of `pos` where its table keeps one (counted endings,
+    /// and the lone-king endings under `pure`); `None` for draws and WLD
+    /// tables.
+    pub fn probe_distance(&self, pos: &Position) -> Result<Option<u8>, ProbeError> {
+        Ok(self.probe(pos)?.distance)
+    }
+
+    /// Every legal move with the value it leads to for the side making it,
+    /// best first: wins (shortest first), draws, losses (longest first).
+    pub fn move_values(
+        &self,
+        pos: &Position,
+        plies_left: Option<u8>,
+    ) -> Result<Vec<MoveValue>, ProbeError> {
+        self.check(pos)?;
+        let class = self.plies_for(pos, plies_left)?;
+        let limited = self.rule_set.has_move_limits() && class.is_some();
+        let r = class.map(|c| plies_left.unwrap_or(c.plies()) as u32);
+        let has_distance = class.is_some();
+        let mut out = Vec::new();
+        for mv in pos.legal_moves() {
+            let child = pos.play(&mv);
+            let view = self
+                .child_view(class, &child, Mode::Load)?
+                .expect("loading mode always answers");
+            let holds = view.wdl != Wdl::Draw && (!limited || r.unwrap_or(0) > view.plies);
+            let wdl = if holds { view.wdl.flipped() } else { Wdl::Draw };
+            let plies = (has_distance && wdl != Wdl::Draw).then_some(view.plies + 1);
+            out.push(MoveValue { mv, wdl, plies });
+        }
+        out.sort_by_key(|m| match m.wdl {
+            Wdl::Win => (0, m.plies.unwrap_or(0) as i64),
+            Wdl::Draw => (1, 0),
+            Wdl::Loss => (2, -(m.plies.unwrap_or(0) as i64)),
+        });
+        Ok(out)
+    }
+
+    /// A best move: for distance tables a shortest win or longest defence,
+    /// for WLD tables a move that keeps the value. `None` when there is no
+    /// legal move.
+    pub fn best_move(
+        &self,
+        pos: &Position,
+        plies_left: Option<u8>,
+    ) -> Result<Option<MoveValue>, ProbeError> {
+        Ok(self.move_values(pos, plies_left)?.into_iter().next())
+    }
+
+    /// Every material whose table file is in the directory, valid or not
+    /// (by file name).
+    pub fn materials_on_disk(&self) -> Vec<Material> {
+        let mut out: Vec<Material> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let stem = name.strip_suffix(".dtb")?;
+                let m: Material = stem.parse().ok()?;
+                (m.file_name() == name).then_some(m)
+            })
+            .collect();
+        out.sort_by_key(|m| m.build_key());
+        out
+    }
+
+    /// The largest `n` such that the table of every material of up to `n`
+    /// pieces is on disk (0 if not even the 2-piece ones are).
+    pub fn max_pieces_available(&self) -> u32 {
+        let on_disk = self.materials_on_disk();
+        (2..=MAX_TABLE_PIECES)
+            .take_while(|&n| {
+                Material::all_up_to(n)
+                    .iter()
+                    .filter(|m| m.pieces() == n)
+                    .all(|m| on_disk.contains(m))
+            })
+            .last()
+            .unwrap_or(0)
+    }
+}
+
+/// The folder of one rule set's tables under a table directory.
+pub fn table_dir(root: &Path, rule_set: RuleSet) -> PathBuf {
+    root.join(rule_set.name())
+}
