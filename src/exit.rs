@@ -1,7 +1,15 @@
 //! The command line's error type and exit codes.
 
+use probe::ProbeError;
+
+/// Exit code for anything else that failed (I/O, a full disk).
+pub const FAILURE: i32 = 1;
 /// Exit code for bad input (flags, FEN, moves, material names).
 pub const BAD_INPUT: i32 = 2;
+/// Exit code for a missing table.
+pub const MISSING_TABLE: i32 = 3;
+/// Exit code for a corrupted table.
+pub const CORRUPTED_TABLE: i32 = 4;
 
 /// An error for the user: one line of text and the exit code.
 #[derive(Debug)]
@@ -20,7 +28,72 @@ impl CliError {
             code: BAD_INPUT,
         }
     }
+
+    /// An error with an explicit exit code.
+    pub fn new(code: i32, message: impl std::fmt::Display) -> CliError {
+        CliError {
+            message: one_line(&message.to_string()),
+            code,
+        }
+    }
+}
+
+/// Keeps an error on one line.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The exit code of a probe error.
+pub fn probe_code(e: &ProbeError) -> i32 {
+    if e.is_missing_table() {
+        MISSING_TABLE
+    } else if e.is_corrupted() {
+        CORRUPTED_TABLE
+    } else if matches!(e, ProbeError::Io { .. }) {
+        FAILURE
+    } else {
+        BAD_INPUT
+    }
+}
+
+impl From<ProbeError> for CliError {
+    fn from(e: ProbeError) -> CliError {
+        CliError::new(probe_code(&e), e)
+    }
+}
+
+impl From<gen::GenError> for CliError {
+    fn from(e: gen::GenError) -> CliError {
+        let code = match &e {
+            gen::GenError::Probe(p) => probe_code(p),
+            gen::GenError::BadOptions(_) => BAD_INPUT,
+            _ => FAILURE,
+        };
+        CliError::new(code, e)
+    }
 }
 
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
+
+/// Writes one line to stdout. A closed pipe (`dtb info | head`) ends the
+/// program quietly; any other write error ends it with a message.
+pub fn write_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{args}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("dtb: cannot write output: {e}");
+        std::process::exit(FAILURE);
+    }
+}
+
+/// `println!` through [`write_line`].
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::exit::write_line(format_args!($($arg)*))
+    };
+}

@@ -17,6 +17,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Build tables by retrograde analysis.
+    Gen(commands::gen::Args),
+    /// The value of a position and of each of its moves.
+    Probe(commands::probe::Args),
+    /// List the tables of a directory with sizes and statistics.
+    Info(commands::info::Args),
     /// Count move sequences (perft) to check the move generator.
     Perft(commands::perft::Args),
 }
@@ -24,6 +30,9 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Gen(args) => commands::gen::run(args),
+        Command::Probe(args) => commands::probe::run(args),
+        Command::Info(args) => commands::info::run(args),
         Command::Perft(args) => commands::perft::run(args),
     };
     if let Err(err) = result {

@@ -7,7 +7,11 @@ fn main() {
         .nth(2)
         .map(|s| s.parse().unwrap())
         .unwrap_or(format::RuleSet::Pure);
-    let mut o = gen::GenOptions::new("/tmp/tbq", rules, n);
+    let mut o = gen::GenOptions::new(
+        std::env::var("TBDIR").unwrap_or("/tmp/tbq".into()),
+        rules,
+        n,
+    );
     o.quiet = false;
     let r = gen::generate(&o).unwrap();
     for b in &r.built {

@@ -53,6 +53,8 @@ const CANNOT_LOSE: u8 = 255;
 const CANDIDATE: u64 = 1 << 62;
 const SIDE_BIT: u64 = 1 << 63;
 const INDEX_MASK: u64 = CANDIDATE - 1;
+/// Entry value of a candidate already settled at a smaller level.
+const SKIP: u64 = u64::MAX;
 
 fn win_code(level: u32) -> u8 {
     level.clamp(1, MAX_LEVEL_CODE) as u8
@@ -261,6 +263,23 @@ impl<'a> Solver<'a> {
             .is_ok()
     }
 
+    /// Settles a position that wins at `level` through an exit, unless a
+    /// smaller level settled it already. Returns whether it was settled
+    /// here as a win (and must be propagated).
+    fn settle_candidate(&self, level: u32, entry: u64) -> bool {
+        let side = usize::from(entry & SIDE_BIT != 0);
+        let i = entry & INDEX_MASK;
+        let s = &self.sides[side];
+        if s.state[i as usize].load(Ordering::Acquire) != UNKNOWN {
+            return false;
+        }
+        let code = match self.cap(side, &s.index.unrank(i)) {
+            Some(c) if level > c => DRAWN,
+            _ => win_code(level),
+        };
+        Self::settle(&s.state[i as usize], code) && code != DRAWN
+    }
+
     /// Processes one queued entry at `level`; pushes newly settled
     /// predecessors to `next` as (level, entry).
     fn process(
@@ -274,15 +293,6 @@ impl<'a> Solver<'a> {
         let i = entry & INDEX_MASK;
         let s = &self.sides[side];
         let pos = s.index.unrank(i);
-        if entry & CANDIDATE != 0 {
-            let code = match self.cap(side, &pos) {
-                Some(c) if level > c => DRAWN,
-                _ => win_code(level),
-            };
-            if !Self::settle(&s.state[i as usize], code) || code == DRAWN {
-                return;
-            }
-        }
         let (wdl, _) = decode_state(s.state[i as usize].load(Ordering::Acquire));
         if wdl == Wdl::Draw {
             return;
@@ -325,7 +335,20 @@ impl<'a> Solver<'a> {
     fn propagate(&self, mut queue: Vec<Vec<u64>>) -> u32 {
         let mut level = 0usize;
         while level < queue.len() {
-            let entries = std::mem::take(&mut queue[level]);
+            let mut entries = std::mem::take(&mut queue[level]);
+            // Exit wins of this level first: a position reached at this
+            // level both by an exit and by a lost child one level down
+            // must get this level, not the next.
+            entries.par_iter_mut().for_each(|e| {
+                if *e & CANDIDATE != 0 {
+                    *e = if self.settle_candidate(level as u32, *e) {
+                        *e & !CANDIDATE
+                    } else {
+                        SKIP
+                    };
+                }
+            });
+            entries.retain(|&e| e != SKIP);
             if !entries.is_empty() {
                 let found: Vec<Vec<(u32, u64)>> = entries
                     .par_chunks(2048)

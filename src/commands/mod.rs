@@ -1,3 +1,7 @@
 //! One module per subcommand.
 
+pub mod common;
+pub mod gen;
+pub mod info;
 pub mod perft;
+pub mod probe;

@@ -5,6 +5,7 @@ use std::time::Instant;
 use rules::{perft, perft_divide, perft_parallel, Position};
 use serde::Serialize;
 
+use crate::commands::common::parse_position;
 use crate::exit::{CliError, CliResult};
 
 /// Flags of `dtb perft`.
@@ -40,13 +41,7 @@ struct DivideLine {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let pos: Position = if args.fen.eq_ignore_ascii_case("start") {
-        Position::initial()
-    } else {
-        args.fen
-            .parse()
-            .map_err(|e| CliError::bad_input(format!("bad FEN {:?}: {e}", args.fen)))?
-    };
+    let pos: Position = parse_position(&args.fen)?;
     if args.depth == 0 || args.depth > 30 {
         return Err(CliError::bad_input("DEPTH must be between 1 and 30"));
     }
@@ -77,12 +72,12 @@ pub fn run(args: Args) -> CliResult {
         let total: u64 = lines.iter().map(|l| l.nodes).sum();
         if args.json {
             let out = serde_json::json!({"fen": pos.to_string(), "depth": args.depth, "moves": lines, "nodes": total});
-            println!("{out}");
+            crate::outln!("{out}");
         } else {
             for l in &lines {
-                println!("{:<12} {}", l.mv, l.nodes);
+                crate::outln!("{:<12} {}", l.mv, l.nodes);
             }
-            println!("total        {total}");
+            crate::outln!("total        {total}");
         }
         return Ok(());
     }
@@ -103,7 +98,7 @@ pub fn run(args: Args) -> CliResult {
             } else {
                 0.0
             };
-            println!("perft({depth:2}) = {nodes:>14}   {seconds:9.3} s  {rate:8.1} Mnodes/s");
+            crate::outln!("perft({depth:2}) = {nodes:>14}   {seconds:9.3} s  {rate:8.1} Mnodes/s");
         }
         rows.push(DepthLine {
             depth,
@@ -112,7 +107,7 @@ pub fn run(args: Args) -> CliResult {
         });
     }
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::json!({"fen": pos.to_string(), "depths": rows})
         );

@@ -1,0 +1,32 @@
+//! Flags shared by the subcommands that read or write tables.
+
+use std::path::PathBuf;
+
+use format::RuleSet;
+
+use crate::exit::CliError;
+
+/// `--dir` and `--rules`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TableArgs {
+    /// Table directory (tables of each rule set live in a folder of it).
+    #[arg(long, default_value = "data")]
+    pub dir: PathBuf,
+    /// Rule set: fmjd (16- and 5-move limits), fmjd-diagonal (plus the
+    /// long-diagonal cap) or pure (no move limits).
+    #[arg(long = "rules", default_value = "fmjd", value_parser = parse_rule_set)]
+    pub rule_set: RuleSet,
+}
+
+fn parse_rule_set(s: &str) -> Result<RuleSet, String> {
+    s.parse::<RuleSet>().map_err(|e| e.to_string())
+}
+
+/// Reads a PDN position, `start` for the initial one.
+pub fn parse_position(text: &str) -> Result<rules::Position, CliError> {
+    if text.trim().eq_ignore_ascii_case("start") {
+        return Ok(rules::Position::initial());
+    }
+    text.parse()
+        .map_err(|e| CliError::bad_input(format!("bad FEN {:?}: {e}", text.trim())))
+}

@@ -1,0 +1,105 @@
+//! `dtb gen`: build tables.
+
+use std::io::IsTerminal;
+
+use format::Material;
+use gen::{generate, GenOptions};
+
+use crate::commands::common::TableArgs;
+use crate::exit::{CliError, CliResult};
+
+/// Flags of `dtb gen`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    tables: TableArgs,
+    /// Build every material with up to this many pieces.
+    #[arg(long, default_value_t = 4)]
+    pieces: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+    /// Machine-readable summary.
+    #[arg(long)]
+    json: bool,
+    /// Build these materials (and what they depend on) instead, e.g. KKM-K.
+    materials: Vec<String>,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let materials = args
+        .materials
+        .iter()
+        .map(|m| m.parse::<Material>().map_err(CliError::bad_input))
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.threads == Some(0) {
+        return Err(CliError::bad_input("--threads must be at least 1"));
+    }
+    if !(2..=probe::MAX_TABLE_PIECES).contains(&args.pieces) {
+        return Err(CliError::bad_input(format!(
+            "--pieces must be between 2 and {}",
+            probe::MAX_TABLE_PIECES
+        )));
+    }
+    let options = GenOptions {
+        materials,
+        threads: args.threads,
+        quiet: args.quiet || args.json || !std::io::stderr().is_terminal(),
+        ..GenOptions::new(args.tables.dir.clone(), args.tables.rule_set, args.pieces)
+    };
+    let report = generate(&options)?;
+    let bytes: u64 = report.built.iter().map(|b| b.bytes).sum();
+    let positions: u64 = report.built.iter().map(|b| b.positions).sum();
+    if args.json {
+        let built: Vec<serde_json::Value> = report
+            .built
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "material": b.material.to_string(),
+                    "file": b.path.display().to_string(),
+                    "positions": b.positions,
+                    "bytes": b.bytes,
+                    "seconds": b.seconds,
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "rules": args.tables.rule_set.name(),
+            "built": built,
+            "skipped": report.skipped.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            "seconds": report.seconds,
+            "peak_memory_bytes": report.peak_memory_bytes,
+            "bytes": bytes,
+            "positions": positions,
+        });
+        crate::outln!("{out}");
+        return Ok(());
+    }
+    for b in &report.built {
+        crate::outln!(
+            "{:<10} {:>12} positions {:>10} bytes {:6.3} bits/position",
+            b.material.to_string(),
+            b.positions,
+            b.bytes,
+            b.bytes as f64 * 8.0 / b.positions.max(1) as f64
+        );
+    }
+    let peak = report
+        .peak_memory_bytes
+        .map(|b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64))
+        .unwrap_or_else(|| "unknown".into());
+    crate::outln!(
+        "built {} tables ({} positions, {} bytes), skipped {} already present; {:.1} s, peak memory {}",
+        report.built.len(),
+        positions,
+        bytes,
+        report.skipped.len(),
+        report.seconds,
+        peak
+    );
+    Ok(())
+}

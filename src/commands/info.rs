@@ -1,0 +1,137 @@
+//! `dtb info`: what tables a directory holds, their sizes and statistics.
+
+use format::{Header, Material, TableReader, TableStats};
+use probe::table_dir;
+use serde_json::{json, Value};
+
+use crate::commands::common::TableArgs;
+use crate::exit::{CliError, CliResult, CORRUPTED_TABLE, FAILURE, MISSING_TABLE};
+
+/// Flags of `dtb info`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    tables: TableArgs,
+    /// A JSON array, one object per material.
+    #[arg(long)]
+    json: bool,
+}
+
+fn stats_json(s: &TableStats) -> Value {
+    json!({"win": s.win, "draw": s.draw, "loss": s.loss, "longest_win": s.longest_win})
+}
+
+pub fn run(args: Args) -> CliResult {
+    let dir = table_dir(&args.tables.dir, args.tables.rule_set);
+    let entries = std::fs::read_dir(&dir).map_err(|e| {
+        let code = if e.kind() == std::io::ErrorKind::NotFound {
+            MISSING_TABLE
+        } else {
+            FAILURE
+        };
+        CliError::new(
+            code,
+            format!("{}: {e} (build tables with dtb gen)", dir.display()),
+        )
+    })?;
+    let mut tables: Vec<(Material, std::path::PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let m: Material = name.strip_suffix(".dtb")?.parse().ok()?;
+            (m.file_name() == name).then(|| (m, e.path()))
+        })
+        .collect();
+    tables.sort_by_key(|(m, _)| m.build_key());
+    let mut headers: Vec<(Material, std::path::PathBuf, Header)> = Vec::new();
+    for (m, path) in tables {
+        let bytes = std::fs::read(&path)
+            .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", path.display())))?;
+        let reader = TableReader::new(&bytes[..]).map_err(|e| {
+            CliError::new(
+                CORRUPTED_TABLE,
+                format!("corrupted table {}: {e}", path.display()),
+            )
+        })?;
+        if reader.header().material != m || reader.header().rule_set != args.tables.rule_set {
+            return Err(CliError::new(
+                CORRUPTED_TABLE,
+                format!(
+                    "{} does not hold {m} under {}",
+                    path.display(),
+                    args.tables.rule_set
+                ),
+            ));
+        }
+        headers.push((m, path, reader.header().clone()));
+    }
+    let stats_of = |m: Material| {
+        headers
+            .iter()
+            .find(|(x, _, _)| *x == m)
+            .map(|(_, _, h)| h.stats)
+    };
+    if args.json {
+        let out: Vec<Value> = headers
+            .iter()
+            .map(|(m, path, h)| {
+                json!({
+                    "material": {
+                        "white_men": m.white_men,
+                        "white_kings": m.white_kings,
+                        "black_men": m.black_men,
+                        "black_kings": m.black_kings,
+                    },
+                    "file": path.display().to_string(),
+                    "positions": h.position_count,
+                    "bytes": h.file_length,
+                    "stats": {
+                        "white": stats_json(&h.stats),
+                        "black": stats_of(m.mirrored()).map(|s| stats_json(&s)),
+                    },
+                })
+            })
+            .collect();
+        crate::outln!("{}", Value::Array(out));
+        return Ok(());
+    }
+    crate::outln!(
+        "{:<10} {:>12} {:>10} {:>6}  {:>26}  {:>26}",
+        "material",
+        "positions",
+        "bytes",
+        "bits",
+        "white to move w/d/l",
+        "black to move w/d/l"
+    );
+    let wdl = |s: Option<TableStats>| match s {
+        Some(s) => {
+            let longest = s.longest_win.map(|l| format!(" ({l})")).unwrap_or_default();
+            format!("{}/{}/{}{longest}", s.win, s.draw, s.loss)
+        }
+        None => "-".into(),
+    };
+    let (mut total_pos, mut total_bytes) = (0u64, 0u64);
+    for (m, _, h) in &headers {
+        total_pos += h.position_count;
+        total_bytes += h.file_length;
+        crate::outln!(
+            "{:<10} {:>12} {:>10} {:>6.3}  {:>26}  {:>26}",
+            m.to_string(),
+            h.position_count,
+            h.file_length,
+            h.file_length as f64 * 8.0 / h.position_count.max(1) as f64,
+            wdl(Some(h.stats)),
+            wdl(stats_of(m.mirrored())),
+        );
+    }
+    crate::outln!(
+        "{} tables in {}: {} positions, {} bytes, {:.3} bits per position",
+        headers.len(),
+        dir.display(),
+        total_pos,
+        total_bytes,
+        total_bytes as f64 * 8.0 / total_pos.max(1) as f64
+    );
+    Ok(())
+}
