@@ -74,33 +74,55 @@ fn squeezed_rank(mut set: u64, skip: u64) -> u64 {
 #[inline(always)]
 fn colex_unrank(mut rank: u64, k: u32, n: u32) -> u64 {
     let mut mask = 0;
-    let mut c = n as usize;
+    let mut hi = n as usize; // exclusive upper bound of the next member
     for i in (1..=k as usize).rev() {
-        c -= 1;
-        while BINOMIAL[c][i] > rank {
-            c -= 1;
+        // The largest c < hi with C(c, i) <= rank, by binary search
+        // (C(c, i) grows with c; C(i-1, i) = 0 <= rank always).
+        let (mut lo, mut top) = (i - 1, hi - 1);
+        while lo < top {
+            let mid = (lo + top).div_ceil(2);
+            if BINOMIAL[mid][i] <= rank {
+                lo = mid;
+            } else {
+                top = mid - 1;
+            }
         }
-        mask |= 1u64 << c;
-        rank -= BINOMIAL[c][i];
+        mask |= 1u64 << lo;
+        rank -= BINOMIAL[lo][i];
+        hi = lo;
     }
     mask
 }
 
-/// Spreads the low bits of `squeezed` over the zero bits of `skip`
-/// (a portable parallel bit deposit onto `!skip`).
+/// Spreads the bits of `squeezed` over the zero bits of `skip`: the q-th
+/// free square for each member q (a parallel bit deposit onto `!skip`).
+/// `skip` holds few bits, so each member steps over them one by one.
 #[inline(always)]
 fn expand(mut squeezed: u64, skip: u64) -> u64 {
     let mut out = 0;
-    let mut free = !skip;
     while squeezed != 0 {
-        let lowest = free & free.wrapping_neg();
-        if squeezed & 1 == 1 {
-            out |= lowest;
+        let mut s = squeezed.trailing_zeros();
+        squeezed &= squeezed - 1;
+        let mut occupied = skip;
+        while occupied != 0 {
+            let o = occupied.trailing_zeros();
+            if o > s {
+                break;
+            }
+            s += 1;
+            occupied &= occupied - 1;
         }
-        free ^= lowest;
-        squeezed >>= 1;
+        out |= 1u64 << s;
     }
     out
+}
+
+/// Memory of the last [`MaterialIndex::unrank_with`] call.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UnrankCursor {
+    valid: bool,
+    outer: u64,
+    masks: [u64; 3],
 }
 
 /// The index of one material: counts, rank and unrank.
@@ -212,6 +234,35 @@ impl MaterialIndex {
     pub fn unrank(&self, index: u64) -> Position {
         let [wm, wk, bm, bk] = self.unrank_masks(index);
         Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
+            .expect("unrank yields a legal placement")
+    }
+
+    /// Like [`MaterialIndex::unrank`], reusing the work of the previous
+    /// call through `cursor` when the men and white kings are the same
+    /// (consecutive indices mostly differ in the black kings only).
+    #[inline]
+    pub fn unrank_with(&self, index: u64, cursor: &mut UnrankCursor) -> Position {
+        debug_assert!(index < self.count);
+        let outer = index / self.black_king_placements;
+        if !cursor.valid || cursor.outer != outer {
+            let [wm, wk, bm, _] = self.unrank_masks(outer * self.black_king_placements);
+            *cursor = UnrankCursor {
+                valid: true,
+                outer,
+                masks: [wm, wk, bm],
+            };
+        }
+        let [wm, wk, bm] = cursor.masks;
+        let free = 50 - self.material.white_men as u32 - self.material.black_men as u32;
+        let black_kings = expand(
+            colex_unrank(
+                index % self.black_king_placements,
+                self.material.black_kings as u32,
+                free - self.material.white_kings as u32,
+            ),
+            wm | bm | wk,
+        );
+        Position::from_dense_masks(Color::White, wm | wk, bm | black_kings, wk | black_kings)
             .expect("unrank yields a legal placement")
     }
 

@@ -31,7 +31,7 @@ pub use draw_counter::{
 };
 pub use error::{FormatError, MaterialError};
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC};
-pub use index::{binomial, table_position, MaterialIndex};
+pub use index::{binomial, table_position, MaterialIndex, UnrankCursor};
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{block_value, wdl_code, TableReader};
 pub use value::{DistanceValue, RuleSet, ValueKind, Wdl};

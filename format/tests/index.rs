@@ -175,3 +175,16 @@ fn black_to_move_is_the_flipped_mirror() {
     assert!(MaterialIndex::new(m).try_rank(&normal).is_some());
     assert!(MaterialIndex::new(m).try_rank(&p).is_none());
 }
+
+#[test]
+fn unrank_with_cursor_matches_unrank() {
+    for name in ["KK-KK", "KM-KM", "MM-K", "K-K", "KKM-MM"] {
+        let m: Material = name.parse().unwrap();
+        let index = MaterialIndex::new(m);
+        let mut cursor = format::UnrankCursor::default();
+        let step = (index.count() / 20_000).max(1);
+        for i in (0..index.count()).step_by(step as usize).chain(0..index.count().min(5000)) {
+            assert_eq!(index.unrank_with(i, &mut cursor), index.unrank(i), "{m} {i}");
+        }
+    }
+}

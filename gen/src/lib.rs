@@ -176,13 +176,6 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
     let dir = table_dir(&options.dir, options.rule_set);
     std::fs::create_dir_all(&dir).map_err(|e| GenError::io(&dir, e))?;
     remove_partials(&dir)?;
-    let tb = Tablebase::open_with(
-        &options.dir,
-        options.rule_set,
-        TablebaseOptions {
-            cache_bytes: options.cache_bytes,
-        },
-    );
     let mut report = GenReport::default();
     let materials = plan(options);
     for &m in &materials {
@@ -206,6 +199,19 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         let positions: u64 = pair.iter().map(|x| MaterialIndex::new(*x).count()).sum();
         let pair_start = Instant::now();
         let progress = Progress::new(&m.to_string(), positions, options.quiet);
+        // A fresh reader per pair, with the tables its moves lead to
+        // decoded in memory: lookups are array reads, and the memory goes
+        // when the pair is done.
+        let tb = Tablebase::open_with(
+            &options.dir,
+            options.rule_set,
+            TablebaseOptions {
+                cache_bytes: options.cache_bytes,
+            },
+        );
+        for exit in m.exits() {
+            tb.preload(exit)?;
+        }
         let solved = solver::solve(&tb, options.rule_set, m, &progress)?;
         progress.message("writing");
         let seconds = pair_start.elapsed().as_secs_f64();

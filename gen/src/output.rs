@@ -1,7 +1,6 @@
 //! Turning a solved pair into table files and statistics.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 use format::{
     value_kind, DistanceValue, RuleSet, TableSpec, TableStats, TableWriter, ValueKind, Wdl,
@@ -13,8 +12,8 @@ use crate::solver::{decode_state, Side, CAPTURE};
 /// Statistics of one side from its states (capture positions included).
 pub(crate) fn side_stats(side: &Side, kind: ValueKind) -> TableStats {
     let mut stats = TableStats::default();
-    for s in &side.state {
-        let (wdl, plies) = decode_state(s.load(Ordering::Relaxed));
+    for i in 0..side.len() {
+        let (wdl, plies) = decode_state(side.state(i));
         match wdl {
             Wdl::Win => {
                 stats.win += 1;
@@ -48,12 +47,12 @@ pub(crate) fn write_side(
     let stats = side_stats(side, kind);
     let path = dir.join(side.material.file_name());
     let mut writer = TableWriter::create(&path, TableSpec::new(side.material, rule_set, kind))?;
-    for (state, exit) in side.state.iter().zip(&side.exit) {
-        if *exit == CAPTURE {
+    for i in 0..side.len() {
+        if side.exit(i) == CAPTURE {
             writer.push(None)?;
             continue;
         }
-        let (wdl, plies) = decode_state(state.load(Ordering::Relaxed));
+        let (wdl, plies) = decode_state(side.state(i));
         let code = match kind {
             ValueKind::Wdl => wdl.code(),
             ValueKind::Distance => DistanceValue {

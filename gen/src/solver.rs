@@ -21,15 +21,18 @@
 //!    hold there is a draw.
 //! 3. What is never settled is drawn.
 //!
-//! Per position: one state byte, one counter byte and one byte of exit
-//! information; the lists of positions settled at each level.
+//! Per position one 32-bit cell (a state byte, a counter byte and a byte
+//! of exit information side by side, so that a predecessor costs one
+//! memory access), and the lists of positions settled at each level.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
-use format::{child_view, plies_cap, ChildView, Material, MaterialIndex, RuleSet, TableValue, Wdl};
+use format::{
+    child_view, plies_cap, ChildView, Material, MaterialIndex, RuleSet, TableValue, UnrankCursor, Wdl,
+};
 use probe::Tablebase;
 use rayon::prelude::*;
-use rules::{CountedEnding, Move, Position};
+use rules::{Color, CountedEnding, Move, Position, SquareSet};
 
 use crate::error::GenError;
 use crate::progress::Progress;
@@ -56,6 +59,9 @@ const INDEX_MASK: u64 = CANDIDATE - 1;
 /// Entry value of a candidate already settled at a smaller level.
 const SKIP: u64 = u64::MAX;
 
+/// Squares 6-10, from which a White man steps onto its crowning row.
+const NEXT_TO_CROWNING: SquareSet = SquareSet::from_dense(0b11111 << 5);
+
 fn win_code(level: u32) -> u8 {
     level.clamp(1, MAX_LEVEL_CODE) as u8
 }
@@ -78,9 +84,54 @@ pub(crate) struct Side {
     pub(crate) material: Material,
     pub(crate) index: MaterialIndex,
     pub(crate) class: Option<CountedEnding>,
-    pub(crate) state: Vec<AtomicU8>,
-    counter: Vec<AtomicU8>,
-    pub(crate) exit: Vec<u8>,
+    /// Per position: state (bits 0-7), counter (8-15), exit (16-23).
+    cells: Vec<AtomicU32>,
+}
+
+const COUNTER_ONE: u32 = 1 << 8;
+
+impl Side {
+    /// The state byte of position `i`.
+    pub(crate) fn state(&self, i: usize) -> u8 {
+        self.cells[i].load(Ordering::Acquire) as u8
+    }
+
+    /// The exit byte of position `i`.
+    pub(crate) fn exit(&self, i: usize) -> u8 {
+        (self.cells[i].load(Ordering::Relaxed) >> 16) as u8
+    }
+
+    fn init(&self, i: usize, state: u8, counter: u8, exit: u8) {
+        let v = state as u32 | (counter as u32) << 8 | (exit as u32) << 16;
+        self.cells[i].store(v, Ordering::Relaxed);
+    }
+
+    /// Sets the state of position `i` to `code` if it is unknown.
+    fn settle(&self, i: usize, code: u8) -> bool {
+        let cell = &self.cells[i];
+        let mut v = cell.load(Ordering::Acquire);
+        loop {
+            if v as u8 != UNKNOWN {
+                return false;
+            }
+            match cell.compare_exchange_weak(v, (v & !0xFF) | code as u32, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return true,
+                Err(now) => v = now,
+            }
+        }
+    }
+
+    /// Decrements the counter of position `i`; returns the counter before
+    /// and the exit byte.
+    fn decrement(&self, i: usize) -> (u8, u8) {
+        let before = self.cells[i].fetch_sub(COUNTER_ONE, Ordering::AcqRel);
+        ((before >> 8) as u8, (before >> 16) as u8)
+    }
+
+    /// Number of positions.
+    pub(crate) fn len(&self) -> usize {
+        self.cells.len()
+    }
 }
 
 /// The solved pair: one [`Side`] per stored material (one if symmetric).
@@ -95,6 +146,13 @@ struct Solver<'a> {
     rule_set: RuleSet,
     sides: Vec<Side>,
     progress: &'a Progress,
+}
+
+/// Per-thread buffers of the initial pass.
+#[derive(Default)]
+struct Scratch {
+    moves: Vec<Move>,
+    cursor: UnrankCursor,
 }
 
 /// What the initial pass found for one position.
@@ -129,12 +187,14 @@ impl<'a> Solver<'a> {
         Ok(child_view(self.rule_set, class, Material::of(child), value))
     }
 
-    fn initial(&self, side: usize, i: u64, moves: &mut Vec<Move>) -> Result<Initial, GenError> {
+    fn initial(&self, side: usize, i: u64, scratch: &mut Scratch) -> Result<Initial, GenError> {
         let s = &self.sides[side];
-        let pos = s.index.unrank(i);
+        let pos = s.index.unrank_with(i, &mut scratch.cursor);
+        let moves = &mut scratch.moves;
         let entry = ((side as u64) << 63) | i;
         if pos.has_capture() {
-            let value: TableValue = self.tb.probe(&pos)?;
+            pos.generate_moves(moves);
+            let value: TableValue = self.tb.probe_capture(&pos, moves)?;
             let (state, queue) = match (value.wdl, value.distance) {
                 (Wdl::Draw, _) => (DRAWN, None),
                 (wdl, d) => {
@@ -156,8 +216,8 @@ impl<'a> Solver<'a> {
                 queue,
             });
         }
-        pos.generate_moves(moves);
-        if moves.is_empty() {
+        let quiet = pos.quiet_move_count() as u32;
+        if quiet == 0 {
             return Ok(Initial {
                 state: loss_code(0),
                 counter: 0,
@@ -165,15 +225,22 @@ impl<'a> Solver<'a> {
                 queue: Some((0, entry)),
             });
         }
-        let mut inside = 0u32;
+        let mut inside = quiet;
         let mut best_exit_win: Option<u32> = None;
         let mut worst_exit: u32 = 0;
         let mut can_lose = true;
+        // Only White men next to the crowning row (squares 6-10) can leave
+        // the material by a quiet move; list moves only then.
+        if !(pos.men(Color::White) & NEXT_TO_CROWNING).is_empty() {
+            pos.generate_moves(moves);
+        } else {
+            moves.clear();
+        }
         for mv in moves.iter() {
             if !pos.is_crowning(mv) {
-                inside += 1;
                 continue;
             }
+            inside -= 1;
             let view = self.exit_view(s.class, &pos.play(mv))?;
             match view.wdl {
                 Wdl::Loss => {
@@ -216,29 +283,25 @@ impl<'a> Solver<'a> {
 
     /// The initial pass over both sides; returns the queue by level.
     fn initial_pass(&mut self) -> Result<Vec<Vec<u64>>, GenError> {
-        const CHUNK: usize = 4096;
+        const CHUNK: u64 = 4096;
         let mut queue: Vec<Vec<u64>> = Vec::new();
         for side in 0..self.sides.len() {
-            let count = self.sides[side].index.count() as usize;
-            let mut exits = vec![0u8; count];
-            let results: Vec<Result<Vec<(u32, u64)>, GenError>> = exits
-                .par_chunks_mut(CHUNK)
-                .enumerate()
-                .map_init(Vec::new, |moves, (c, exit_chunk)| {
+            let count = self.sides[side].index.count();
+            let results: Vec<Result<Vec<(u32, u64)>, GenError>> = (0..count.div_ceil(CHUNK))
+                .into_par_iter()
+                .map_init(Scratch::default, |scratch, c| {
                     let start = c * CHUNK;
+                    let end = (start + CHUNK).min(count);
                     let s = &self.sides[side];
                     let mut local = Vec::new();
-                    for (k, exit) in exit_chunk.iter_mut().enumerate() {
-                        let i = start + k;
-                        let init = self.initial(side, i as u64, moves)?;
-                        s.state[i].store(init.state, Ordering::Relaxed);
-                        s.counter[i].store(init.counter, Ordering::Relaxed);
-                        *exit = init.exit;
+                    for i in start..end {
+                        let init = self.initial(side, i, scratch)?;
+                        s.init(i as usize, init.state, init.counter, init.exit);
                         if let Some(q) = init.queue {
                             local.push(q);
                         }
                     }
-                    self.progress.advance(exit_chunk.len() as u64);
+                    self.progress.advance(end - start);
                     Ok(local)
                 })
                 .collect();
@@ -251,16 +314,8 @@ impl<'a> Solver<'a> {
                     queue[level].push(entry);
                 }
             }
-            self.sides[side].exit = exits;
         }
         Ok(queue)
-    }
-
-    /// Settles `state` at `code` if it was unknown.
-    fn settle(state: &AtomicU8, code: u8) -> bool {
-        state
-            .compare_exchange(UNKNOWN, code, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
     }
 
     /// Settles a position that wins at `level` through an exit, unless a
@@ -270,14 +325,14 @@ impl<'a> Solver<'a> {
         let side = usize::from(entry & SIDE_BIT != 0);
         let i = entry & INDEX_MASK;
         let s = &self.sides[side];
-        if s.state[i as usize].load(Ordering::Acquire) != UNKNOWN {
+        if s.state(i as usize) != UNKNOWN {
             return false;
         }
         let code = match self.cap(side, &s.index.unrank(i)) {
             Some(c) if level > c => DRAWN,
             _ => win_code(level),
         };
-        Self::settle(&s.state[i as usize], code) && code != DRAWN
+        s.settle(i as usize, code) && code != DRAWN
     }
 
     /// Processes one queued entry at `level`; pushes newly settled
@@ -293,7 +348,7 @@ impl<'a> Solver<'a> {
         let i = entry & INDEX_MASK;
         let s = &self.sides[side];
         let pos = s.index.unrank(i);
-        let (wdl, _) = decode_state(s.state[i as usize].load(Ordering::Acquire));
+        let (wdl, _) = decode_state(s.state(i as usize));
         if wdl == Wdl::Draw {
             return;
         }
@@ -303,7 +358,9 @@ impl<'a> Solver<'a> {
         pos.flipped().quiet_unmoves(scratch);
         for prev in scratch.iter() {
             let j = p.index.rank(prev) as usize;
-            if p.exit[j] == CAPTURE {
+            // A capture position is settled already, and its move here is
+            // not legal anyway (captures are compulsory).
+            if p.exit(j) == CAPTURE {
                 continue;
             }
             if wdl == Wdl::Loss {
@@ -312,20 +369,20 @@ impl<'a> Solver<'a> {
                     Some(c) if win_level > c => DRAWN,
                     _ => win_code(win_level),
                 };
-                if Self::settle(&p.state[j], code) && code != DRAWN {
+                if p.settle(j, code) && code != DRAWN {
                     next.push((win_level, ((pred_side as u64) << 63) | j as u64));
                 }
             } else {
-                let before = p.counter[j].fetch_sub(1, Ordering::AcqRel);
-                if before != 1 || p.exit[j] == CANNOT_LOSE {
+                let (before, exit) = p.decrement(j);
+                if before != 1 || exit == CANNOT_LOSE {
                     continue;
                 }
-                let loss_level = 1 + level.max(p.exit[j] as u32);
+                let loss_level = 1 + level.max(exit as u32);
                 let code = match self.cap(pred_side, prev) {
                     Some(c) if loss_level > c => DRAWN,
                     _ => loss_code(loss_level),
                 };
-                if Self::settle(&p.state[j], code) && code != DRAWN {
+                if p.settle(j, code) && code != DRAWN {
                     next.push((loss_level, ((pred_side as u64) << 63) | j as u64));
                 }
             }
@@ -336,6 +393,8 @@ impl<'a> Solver<'a> {
         let mut level = 0usize;
         while level < queue.len() {
             let mut entries = std::mem::take(&mut queue[level]);
+            let t0 = std::time::Instant::now();
+            let n0 = entries.len();
             // Exit wins of this level first: a position reached at this
             // level both by an exit and by a lost child one level down
             // must get this level, not the next.
@@ -349,6 +408,7 @@ impl<'a> Solver<'a> {
                 }
             });
             entries.retain(|&e| e != SKIP);
+            let t1 = t0.elapsed().as_secs_f64();
             if !entries.is_empty() {
                 let found: Vec<Vec<(u32, u64)>> = entries
                     .par_chunks(2048)
@@ -368,6 +428,9 @@ impl<'a> Solver<'a> {
                     queue[l].push(e);
                 }
                 self.progress.level(level as u32);
+            }
+            if std::env::var_os("DTB_TIMING").is_some() {
+                eprintln!("level {level}: {n0} entries, candidates {t1:.3}s, total {:.3}s", t0.elapsed().as_secs_f64());
             }
             level += 1;
         }
@@ -395,9 +458,7 @@ pub(crate) fn solve(
             Ok(Side {
                 material: m,
                 class: m.counted_ending(),
-                state: (0..n).map(|_| AtomicU8::new(UNKNOWN)).collect(),
-                counter: (0..n).map(|_| AtomicU8::new(0)).collect(),
-                exit: Vec::new(),
+                cells: (0..n).map(|_| AtomicU32::new(0)).collect(),
                 index,
             })
         })
@@ -408,8 +469,13 @@ pub(crate) fn solve(
         sides,
         progress,
     };
+    let t0 = std::time::Instant::now();
     let queue = solver.initial_pass()?;
+    let t1 = t0.elapsed().as_secs_f64();
     let levels = solver.propagate(queue);
+    if std::env::var_os("DTB_TIMING").is_some() {
+        eprintln!("{material}: initial {t1:.2}s propagate {:.2}s levels {levels}", t0.elapsed().as_secs_f64() - t1);
+    }
     Ok(Solved {
         sides: solver.sides,
         levels,

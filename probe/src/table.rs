@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use format::{Material, RuleSet, TableReader, ValueKind};
+use format::{Material, MaterialIndex, RuleSet, TableReader, ValueKind};
 use memmap2::Mmap;
 
 use crate::error::ProbeError;
@@ -17,6 +17,7 @@ pub(crate) struct Table {
     pub(crate) reader: TableReader<Mmap>,
     pub(crate) kind: ValueKind,
     pub(crate) per_block: u64,
+    pub(crate) index: MaterialIndex,
     /// Every value decoded, one byte per position (WLD code or distance
     /// byte), when the table was preloaded.
     pub(crate) decoded: OnceLock<Vec<u8>>,
@@ -86,6 +87,7 @@ impl Table {
             path: path.to_path_buf(),
             kind: header.value_kind,
             per_block: header.positions_per_block as u64,
+            index: MaterialIndex::new(material),
             reader,
             decoded: OnceLock::new(),
         })

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use format::{
-    child_view, table_position, value_from_children, ChildView, DistanceValue, Material,
-    MaterialIndex, RuleSet, TableValue, ValueKind, Wdl,
+    child_view, table_position, value_from_children, ChildView, DistanceValue, Material, RuleSet,
+    TableValue, ValueKind, Wdl,
 };
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
@@ -265,23 +265,36 @@ impl Tablebase {
             return Ok(Some(self.no_move_value(pos)));
         }
         if pos.has_capture() {
-            let class = Material::of(pos).counted_ending();
-            let mut views = Vec::new();
-            for mv in pos.legal_moves() {
-                match self.child_view(class, &pos.play(&mv), mode)? {
-                    Some(v) => views.push(v),
-                    None => return Ok(None),
-                }
-            }
-            return Ok(Some(value_from_children(self.rule_set, class, pos, views)));
+            return self.resolve_captures(pos, &pos.legal_moves(), mode);
         }
         let (material, normal) = table_position(pos);
         let table = self.table(material)?;
-        let index = MaterialIndex::new(material).rank(&normal);
+        let index = table.index.rank(&normal);
         match self.stored(table, index, mode)? {
             Some(byte) => Ok(Some(Self::decode(table, byte)?)),
             None => Ok(None),
         }
+    }
+
+    /// The value of a capture position from its legal moves (all
+    /// captures).
+    fn resolve_captures(&self, pos: &Position, moves: &[Move], mode: Mode) -> Result<Option<TableValue>, ProbeError> {
+        let class = Material::of(pos).counted_ending();
+        let mut views = Vec::with_capacity(moves.len());
+        for mv in moves {
+            match self.child_view(class, &pos.play(mv), mode)? {
+                Some(v) => views.push(v),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(value_from_children(self.rule_set, class, pos, views)))
+    }
+
+    /// The value of a position where the side to move must capture, given
+    /// its legal moves (the generator has them at hand already).
+    pub fn probe_capture(&self, pos: &Position, moves: &[Move]) -> Result<TableValue, ProbeError> {
+        self.check(pos)?;
+        Ok(self.resolve_captures(pos, moves, Mode::Load)?.expect("loading mode always answers"))
     }
 
     /// The value of a position whose side to move has no move.

@@ -370,6 +370,13 @@ impl Position {
         }
     }
 
+    /// The number of quiet moves (men steps and king slides), counted
+    /// without listing them. It is the number of legal moves only when the
+    /// side to move has no capture.
+    pub fn quiet_move_count(&self) -> usize {
+        Sides::of(self).count_quiet()
+    }
+
     /// Whether `mv` (a legal move here) crowns a man.
     pub fn is_crowning(&self, mv: &Move) -> bool {
         let from = 1u64 << mv.from;
