@@ -28,7 +28,39 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                std::process::exit(
+                    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                        exit::BAD_INPUT
+                    } else {
+                        0
+                    },
+                );
+            }
+            // Usage errors: one line, exit code 2.
+            let text = e.to_string();
+            let line: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .filter(|l| !l.is_empty())
+                .collect();
+            let line = line.join(" ");
+            let line = line.strip_prefix("error: ").unwrap_or(&line);
+            eprintln!("dtb: {line} (see dtb --help)");
+            std::process::exit(exit::BAD_INPUT);
+        }
+    };
     let result = match cli.command {
         Command::Gen(args) => commands::gen::run(args),
         Command::Probe(args) => commands::probe::run(args),

@@ -183,8 +183,15 @@ fn unrank_with_cursor_matches_unrank() {
         let index = MaterialIndex::new(m);
         let mut cursor = format::UnrankCursor::default();
         let step = (index.count() / 20_000).max(1);
-        for i in (0..index.count()).step_by(step as usize).chain(0..index.count().min(5000)) {
-            assert_eq!(index.unrank_with(i, &mut cursor), index.unrank(i), "{m} {i}");
+        for i in (0..index.count())
+            .step_by(step as usize)
+            .chain(0..index.count().min(5000))
+        {
+            assert_eq!(
+                index.unrank_with(i, &mut cursor),
+                index.unrank(i),
+                "{m} {i}"
+            );
         }
     }
 }

@@ -28,7 +28,8 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use format::{
-    child_view, plies_cap, ChildView, Material, MaterialIndex, RuleSet, TableValue, UnrankCursor, Wdl,
+    child_view, plies_cap, ChildView, Material, MaterialIndex, RuleSet, TableValue, UnrankCursor,
+    Wdl,
 };
 use probe::Tablebase;
 use rayon::prelude::*;
@@ -114,7 +115,12 @@ impl Side {
             if v as u8 != UNKNOWN {
                 return false;
             }
-            match cell.compare_exchange_weak(v, (v & !0xFF) | code as u32, Ordering::AcqRel, Ordering::Acquire) {
+            match cell.compare_exchange_weak(
+                v,
+                (v & !0xFF) | code as u32,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
                 Ok(_) => return true,
                 Err(now) => v = now,
             }
@@ -430,7 +436,10 @@ impl<'a> Solver<'a> {
                 self.progress.level(level as u32);
             }
             if std::env::var_os("DTB_TIMING").is_some() {
-                eprintln!("level {level}: {n0} entries, candidates {t1:.3}s, total {:.3}s", t0.elapsed().as_secs_f64());
+                eprintln!(
+                    "level {level}: {n0} entries, candidates {t1:.3}s, total {:.3}s",
+                    t0.elapsed().as_secs_f64()
+                );
             }
             level += 1;
         }
@@ -474,7 +483,10 @@ pub(crate) fn solve(
     let t1 = t0.elapsed().as_secs_f64();
     let levels = solver.propagate(queue);
     if std::env::var_os("DTB_TIMING").is_some() {
-        eprintln!("{material}: initial {t1:.2}s propagate {:.2}s levels {levels}", t0.elapsed().as_secs_f64() - t1);
+        eprintln!(
+            "{material}: initial {t1:.2}s propagate {:.2}s levels {levels}",
+            t0.elapsed().as_secs_f64() - t1
+        );
     }
     Ok(Solved {
         sides: solver.sides,

@@ -278,7 +278,12 @@ impl Tablebase {
 
     /// The value of a capture position from its legal moves (all
     /// captures).
-    fn resolve_captures(&self, pos: &Position, moves: &[Move], mode: Mode) -> Result<Option<TableValue>, ProbeError> {
+    fn resolve_captures(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        mode: Mode,
+    ) -> Result<Option<TableValue>, ProbeError> {
         let class = Material::of(pos).counted_ending();
         let mut views = Vec::with_capacity(moves.len());
         for mv in moves {
@@ -294,7 +299,9 @@ impl Tablebase {
     /// its legal moves (the generator has them at hand already).
     pub fn probe_capture(&self, pos: &Position, moves: &[Move]) -> Result<TableValue, ProbeError> {
         self.check(pos)?;
-        Ok(self.resolve_captures(pos, moves, Mode::Load)?.expect("loading mode always answers"))
+        Ok(self
+            .resolve_captures(pos, moves, Mode::Load)?
+            .expect("loading mode always answers"))
     }
 
     /// The value of a position whose side to move has no move.

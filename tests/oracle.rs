@@ -1,0 +1,72 @@
+//! The 164 positions of the Kingsrow driver's example (pure game-theoretic
+//! values) against our `pure` tables; positions of up to 4 pieces in the
+//! normal run, all of them behind `--ignored`. For up to 4 pieces the FMJD
+//! limits never change the value of a freshly entered ending (RULES.md),
+//! so the `fmjd` tables must give the same answers.
+
+mod common;
+
+use format::{Material, RuleSet};
+use gen::{generate, GenOptions};
+use probe::Tablebase;
+use rules::Position;
+
+fn check(tb: &Tablebase, max_pieces: u32) -> usize {
+    let mut checked = 0;
+    for case in common::oracle()
+        .into_iter()
+        .filter(|c| c.pieces <= max_pieces)
+    {
+        let pos: Position = case.fen.parse().expect("oracle FEN");
+        let got = tb
+            .probe_wdl(&pos, None)
+            .unwrap_or_else(|e| panic!("{}: {e}", case.fen));
+        assert_eq!(
+            got.as_str(),
+            case.value,
+            "{} under {}",
+            case.fen,
+            tb.rule_set()
+        );
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn oracle_up_to_four_pieces_pure() {
+    let tb = Tablebase::open(common::tables(RuleSet::Pure), RuleSet::Pure);
+    assert_eq!(check(&tb, 4), 46);
+}
+
+#[test]
+fn oracle_up_to_four_pieces_fmjd() {
+    let tb = Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Fmjd);
+    assert_eq!(check(&tb, 4), 46);
+}
+
+/// Builds what the 5- and 6-piece positions need (hours for 6 pieces on
+/// two cores). Set `DTB_ORACLE_DIR` to keep and reuse the tables.
+#[test]
+#[ignore = "hours: builds the 5- and 6-piece materials of the oracle"]
+fn oracle_all_pieces_pure() {
+    let kept = std::env::var_os("DTB_ORACLE_DIR").map(std::path::PathBuf::from);
+    let temp = tempfile::tempdir().unwrap();
+    let dir = kept.unwrap_or_else(|| temp.path().to_path_buf());
+    let mut materials: Vec<Material> = Vec::new();
+    for case in common::oracle() {
+        let pos: Position = case.fen.parse().unwrap();
+        let m = Material::of(&pos);
+        if !materials.contains(&m) {
+            materials.push(m);
+        }
+    }
+    let options = GenOptions {
+        materials,
+        quiet: false,
+        ..GenOptions::new(&dir, RuleSet::Pure, 6)
+    };
+    generate(&options).unwrap();
+    let tb = Tablebase::open(&dir, RuleSet::Pure);
+    assert_eq!(check(&tb, 6), 164);
+}

@@ -1,0 +1,283 @@
+//! End to end: build the `fmjd` tables up to four pieces, then probe them
+//! through the library: known values, capture positions, the draw counter
+//! at its boundaries, consistency of every answer with the answers for the
+//! moves, and many threads at once.
+
+mod common;
+
+use format::{Material, MaterialIndex, RuleSet, Wdl};
+use probe::{ProbeError, Tablebase};
+use rand::{rngs::SmallRng, Rng, SeedableRng};
+use rules::{Color, CountedEnding, Position};
+
+fn fmjd() -> Tablebase {
+    Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Fmjd)
+}
+
+fn pos(fen: &str) -> Position {
+    fen.parse().unwrap()
+}
+
+/// Random positions of the given materials, either side to move.
+fn sample(names: &[&str], n: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let m: Material = names[rng.gen_range(0..names.len())].parse().unwrap();
+        let index = MaterialIndex::new(m);
+        let p = index.unrank(rng.gen_range(0..index.count()));
+        out.push(if rng.gen_bool(0.5) { p } else { p.flipped() });
+    }
+    out
+}
+
+#[test]
+fn elementary_values() {
+    let tb = fmjd();
+    // A man against a man that must capture it: the capture wins.
+    assert_eq!(tb.probe_wdl(&pos("W:W28:B33"), None).unwrap(), Wdl::Win);
+    // No legal move: lost.
+    assert_eq!(tb.probe_wdl(&pos("W:W46:B41,37"), None).unwrap(), Wdl::Loss);
+    // King against king, nobody can force anything.
+    assert_eq!(tb.probe_wdl(&pos("W:WK1:BK50"), None).unwrap(), Wdl::Draw);
+    // Black to move takes the king on 28 with its king from 46... along
+    // the long diagonal: win for Black.
+    assert_eq!(tb.probe_wdl(&pos("B:WK28:BK46"), None).unwrap(), Wdl::Win);
+}
+
+#[test]
+fn capture_positions_are_resolved() {
+    let tb = fmjd();
+    // Every capture position gets the value its best capture leads to.
+    for p in sample(&["KM-K", "KK-KM", "MM-MM", "KMM-K", "KK-KK"], 3000, 1) {
+        if !p.has_capture() {
+            continue;
+        }
+        let v = tb.probe_wdl(&p, None).unwrap();
+        let best = tb.move_values(&p, None).unwrap()[0].wdl;
+        assert_eq!(v, best, "{p}");
+    }
+}
+
+/// The value of every position agrees with the values of its moves, for
+/// every state of the counter.
+#[test]
+fn answers_agree_with_their_moves() {
+    let tb = fmjd();
+    for p in sample(
+        &[
+            "KKM-K", "KMM-K", "KKK-K", "KM-K", "KK-K", "K-K", "KM-KM", "MM-M",
+        ],
+        1500,
+        2,
+    ) {
+        let class = Material::of(&p).counted_ending();
+        let plies: Vec<Option<u8>> = match class {
+            Some(c) => (0..=c.plies()).map(Some).chain([None]).collect(),
+            None => vec![None],
+        };
+        for r in plies {
+            let v = tb.probe_counted(&p, r).unwrap();
+            let moves = tb.move_values(&p, r).unwrap();
+            let best = moves.first().map(|m| m.wdl).unwrap_or(Wdl::Loss);
+            if r == Some(0) && !moves.is_empty() {
+                assert_eq!(v.wdl, Wdl::Draw, "{p} with no plies left");
+                continue;
+            }
+            assert_eq!(v.wdl, best, "{p} with {r:?} plies left");
+            if let (Some(d), Some(m)) = (v.plies, moves.first()) {
+                if class.is_some() && v.wdl != Wdl::Draw {
+                    assert_eq!(Some(d), m.plies, "{p} with {r:?} plies left");
+                }
+            }
+        }
+    }
+}
+
+/// RULES.md: the longest wins are 31 and 29 plies in the 16-move class,
+/// 9 and 7 in the 5-move class; some losses take exactly 32 plies.
+#[test]
+fn longest_counted_endings_and_the_boundary() {
+    let dir = common::tables(RuleSet::Fmjd);
+    let tb = fmjd();
+    let longest = |name: &str| {
+        let bytes = std::fs::read(dir.join("fmjd").join(format!("{name}.dtb"))).unwrap();
+        let r = format::TableReader::new(&bytes[..]).unwrap();
+        (r.header().stats.longest_win, r.header().stats.longest_loss)
+    };
+    assert_eq!(longest("KKM-K").0, Some(31));
+    assert_eq!(longest("KMM-K").0, Some(29));
+    assert_eq!(longest("KM-K").0, Some(9));
+    assert_eq!(longest("KK-K").0, Some(7));
+    assert_eq!(longest("K-KKM").1, Some(32));
+    // Find positions at the extremes and check the value flips exactly at
+    // the boundary.
+    for (name, d) in [
+        ("KKM-K", 31u8),
+        ("KMM-K", 29),
+        ("KM-K", 9),
+        ("KK-K", 7),
+        ("K-KKM", 32),
+    ] {
+        let m: Material = name.parse().unwrap();
+        let index = MaterialIndex::new(m);
+        let found = (0..index.count())
+            .map(|i| index.unrank(i))
+            .find(|p| tb.probe(p).unwrap().distance == Some(d))
+            .unwrap_or_else(|| panic!("no {name} position at distance {d}"));
+        let result = tb.probe(&found).unwrap().wdl;
+        assert_ne!(result, Wdl::Draw);
+        assert_eq!(tb.probe_wdl(&found, Some(d)).unwrap(), result, "{found}");
+        assert_eq!(
+            tb.probe_wdl(&found, Some(d - 1)).unwrap(),
+            Wdl::Draw,
+            "{found}"
+        );
+        assert_eq!(tb.probe_wdl(&found, None).unwrap(), result, "{found}");
+    }
+}
+
+/// A capture from a 16-move ending into a 5-move one keeps the earlier
+/// deadline: with `r` plies left, the 5-move position is reached with
+/// `min(r - 1, 10)`.
+#[test]
+fn captures_into_the_five_move_class_keep_the_earlier_deadline() {
+    let tb = fmjd();
+    let mut seen = 0;
+    for p in sample(&["K-KKM", "K-KKK", "KKM-K", "KKK-K"], 20_000, 3) {
+        if !p.has_capture() || Material::of(&p).counted_ending() != Some(CountedEnding::SixteenMove)
+        {
+            continue;
+        }
+        let children: Vec<Position> = p.legal_moves().iter().map(|m| p.play(m)).collect();
+        if !children
+            .iter()
+            .all(|c| Material::of(c).counted_ending() == Some(CountedEnding::FiveMove))
+        {
+            continue;
+        }
+        for r in 1..=32u8 {
+            let child_r = (r - 1).min(10);
+            let mut best = Wdl::Loss;
+            for c in &children {
+                let v = tb.probe_wdl(c, Some(child_r)).unwrap().flipped();
+                best = best.max(v);
+            }
+            assert_eq!(
+                tb.probe_wdl(&p, Some(r)).unwrap(),
+                best,
+                "{p} with {r} plies left"
+            );
+        }
+        seen += 1;
+    }
+    assert!(seen > 50, "only {seen} positions");
+}
+
+#[test]
+fn errors_are_values() {
+    let tb = fmjd();
+    let e = tb
+        .probe_wdl(&pos("W:WK1,K2,K3:BK4,K5,K6"), None)
+        .unwrap_err();
+    assert!(matches!(e, ProbeError::MissingTable { .. }), "{e}");
+    assert!(e.to_string().contains("KKK-KKK"), "{e}");
+    let e = tb.probe_wdl(&pos("W:WK1:B"), None).unwrap_err();
+    assert!(matches!(e, ProbeError::InvalidPosition(_)), "{e}");
+    let e = tb.probe_wdl(&pos("W:WK1,K2:BK50"), Some(11)).unwrap_err();
+    assert!(
+        matches!(e, ProbeError::BadPliesLeft { got: 11, max: 10 }),
+        "{e}"
+    );
+    let e = tb.probe_wdl(&Position::initial(), None).unwrap_err();
+    assert!(
+        matches!(e, ProbeError::TooManyPieces { pieces: 40, .. }),
+        "{e}"
+    );
+    // A side to move without pieces has lost.
+    assert_eq!(tb.probe_wdl(&pos("B:WK1:B"), None).unwrap(), Wdl::Loss);
+    // The pure tables are not found under the fmjd name.
+    let pure = Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Pure);
+    assert!(pure
+        .probe_wdl(&pos("W:WK1:BK50"), None)
+        .unwrap_err()
+        .is_missing_table());
+}
+
+#[test]
+fn a_file_of_another_rule_set_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::tables(RuleSet::Fmjd).join("fmjd");
+    std::fs::create_dir_all(dir.path().join("pure")).unwrap();
+    std::fs::copy(src.join("K-K.dtb"), dir.path().join("pure").join("K-K.dtb")).unwrap();
+    let tb = Tablebase::open(dir.path(), RuleSet::Pure);
+    let e = tb.probe_wdl(&pos("W:WK1:BK50"), None).unwrap_err();
+    assert!(matches!(e, ProbeError::RuleSetMismatch { .. }), "{e}");
+    // A damaged copy is reported as corrupted, naming the file.
+    let bytes = std::fs::read(src.join("KM-K.dtb")).unwrap();
+    std::fs::create_dir_all(dir.path().join("fmjd")).unwrap();
+    let path = dir.path().join("fmjd").join("KM-K.dtb");
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd);
+    let e = tb.probe_wdl(&pos("W:WK1,28:BK50"), None).unwrap_err();
+    assert!(e.is_corrupted(), "{e}");
+    assert!(e.to_string().contains("KM-K.dtb"), "{e}");
+}
+
+#[test]
+fn cached_only_probes_answer_after_a_real_probe() {
+    let tb = Tablebase::open_with(
+        common::tables(RuleSet::Fmjd),
+        RuleSet::Fmjd,
+        probe::TablebaseOptions {
+            cache_bytes: 1 << 20,
+        },
+    );
+    let p = pos("W:WK1,K2:BK50");
+    assert_eq!(tb.probe_wdl_if_cached(&p, None).unwrap(), None);
+    let v = tb.probe_wdl(&p, None).unwrap();
+    assert_eq!(tb.probe_wdl_if_cached(&p, None).unwrap(), Some(v));
+}
+
+#[test]
+fn many_threads_agree_with_one() {
+    let tb = fmjd();
+    let positions = sample(
+        &["KKM-K", "KM-KM", "MM-MM", "K-KKK", "KMM-K", "M-M", "KM-K"],
+        4000,
+        4,
+    );
+    let single: Vec<Wdl> = positions
+        .iter()
+        .map(|p| tb.probe_wdl(p, None).unwrap())
+        .collect();
+    let fresh = Tablebase::open_with(
+        common::tables(RuleSet::Fmjd),
+        RuleSet::Fmjd,
+        probe::TablebaseOptions {
+            cache_bytes: 256 << 10,
+        },
+    );
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (fresh, positions, single) = (&fresh, &positions, &single);
+            s.spawn(move || {
+                for k in 0..positions.len() {
+                    let i = (k * 7 + t * 131) % positions.len();
+                    assert_eq!(fresh.probe_wdl(&positions[i], None).unwrap(), single[i]);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn black_to_move_equals_the_flipped_white_to_move() {
+    let tb = fmjd();
+    for p in sample(&["KKM-K", "KM-KM", "MM-M", "K-KK"], 2000, 5) {
+        let a = tb.probe_counted(&p, None).unwrap();
+        let b = tb.probe_counted(&p.flipped(), None).unwrap();
+        assert_eq!(a, b, "{p}");
+        assert!(p.side_to_move() == Color::White || p.flipped().side_to_move() == Color::White);
+    }
+}
