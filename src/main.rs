@@ -21,6 +21,8 @@ enum Command {
     Gen(commands::gen::Args),
     /// The value of a position and of each of its moves.
     Probe(commands::probe::Args),
+    /// Check checksums, the manifest and every stored value.
+    Verify(commands::verify::Args),
     /// List the tables of a directory with sizes and statistics.
     Info(commands::info::Args),
     /// Count move sequences (perft) to check the move generator.
@@ -64,6 +66,7 @@ fn main() {
     let result = match cli.command {
         Command::Gen(args) => commands::gen::run(args),
         Command::Probe(args) => commands::probe::run(args),
+        Command::Verify(args) => commands::verify::run(args),
         Command::Info(args) => commands::info::run(args),
         Command::Perft(args) => commands::perft::run(args),
     };

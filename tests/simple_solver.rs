@@ -91,7 +91,7 @@ fn all_placements(m: Material) -> Vec<Position> {
         (Color::Black, true, m.black_kings),
     ]
     .iter()
-    .flat_map(|&(c, k, n)| std::iter::repeat((c, k)).take(n as usize))
+    .flat_map(|&(c, k, n)| std::iter::repeat_n((c, k), n as usize))
     .collect();
     let mut out = Vec::new();
     let mut squares = Vec::new();

@@ -26,7 +26,7 @@ use rules::{Color, Position};
 use crate::material::Material;
 
 /// `BINOMIAL[n][k]` = n choose k, for n, k <= 64.
-const BINOMIAL: [[u64; 65]; 65] = {
+static BINOMIAL: [[u64; 65]; 65] = {
     let mut t = [[0u64; 65]; 65];
     let mut n = 0;
     while n <= 64 {

@@ -102,19 +102,16 @@ fn total_counts_match_published_orders_of_magnitude() {
 fn enumerate(m: Material) -> Vec<Position> {
     let mut out = Vec::new();
     let squares: Vec<u8> = (1..=50).collect();
-    let pieces: Vec<(Color, bool)> = std::iter::repeat((Color::White, false))
-        .take(m.white_men as usize)
-        .chain(std::iter::repeat((Color::White, true)).take(m.white_kings as usize))
-        .chain(std::iter::repeat((Color::Black, false)).take(m.black_men as usize))
-        .chain(std::iter::repeat((Color::Black, true)).take(m.black_kings as usize))
-        .collect();
-    fn place(
-        pieces: &[(Color, bool)],
-        squares: &[u8],
-        at: Vec<u8>,
-        out: &mut Vec<Position>,
-        m: Material,
-    ) {
+    let pieces: Vec<(Color, bool)> = [
+        (Color::White, false, m.white_men),
+        (Color::White, true, m.white_kings),
+        (Color::Black, false, m.black_men),
+        (Color::Black, true, m.black_kings),
+    ]
+    .iter()
+    .flat_map(|&(c, k, n)| std::iter::repeat_n((c, k), n as usize))
+    .collect();
+    fn place(pieces: &[(Color, bool)], squares: &[u8], at: Vec<u8>, out: &mut Vec<Position>) {
         if at.len() == pieces.len() {
             let mut masks = [0u64; 3];
             for (&(c, k), &s) in pieces.iter().zip(&at) {
@@ -142,10 +139,10 @@ fn enumerate(m: Material) -> Vec<Position> {
             }
             let mut next = at.clone();
             next.push(s);
-            place(pieces, squares, next, out, m);
+            place(pieces, squares, next, out);
         }
     }
-    place(&pieces, &squares, Vec::new(), &mut out, m);
+    place(&pieces, &squares, Vec::new(), &mut out);
     out
 }
 

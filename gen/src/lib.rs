@@ -12,9 +12,11 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod manifest;
 mod output;
 mod progress;
 mod solver;
+mod verify;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -23,6 +25,7 @@ pub use error::GenError;
 use format::{Material, MaterialIndex, RuleSet, TableReader, TableStats};
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::Progress;
+pub use verify::{materials_in, verify, Mismatch, TableCheck, VerifyOptions};
 
 /// What to build and where.
 #[derive(Clone, Debug)]
@@ -239,6 +242,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         }
         progress.finish();
     }
+    manifest::write(&dir, options.rule_set)?;
     report.seconds = start.elapsed().as_secs_f64();
     report.peak_memory_bytes = peak_memory_bytes();
     Ok(report)

@@ -5,3 +5,4 @@ pub mod gen;
 pub mod info;
 pub mod perft;
 pub mod probe;
+pub mod verify;

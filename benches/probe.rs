@@ -1,0 +1,93 @@
+//! Probe latency: a non-capture position with its block cached, a capture
+//! position (resolved by search), a probe that must decode its block, and
+//! throughput on 1 and 2 threads. Builds the fmjd tables up to 4 pieces
+//! first (about 20 s).
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use format::{Material, MaterialIndex, RuleSet};
+use gen::{generate, GenOptions};
+use probe::{Tablebase, TablebaseOptions};
+use rand::{rngs::SmallRng, Rng, SeedableRng};
+use rules::Position;
+
+fn sample(names: &[&str], n: usize, captures: bool) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(11);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let m: Material = names[rng.gen_range(0..names.len())]
+            .parse()
+            .expect("material");
+        let index = MaterialIndex::new(m);
+        let p = index.unrank(rng.gen_range(0..index.count()));
+        if p.has_capture() == captures {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn bench_probe(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    generate(&GenOptions::new(dir.path(), RuleSet::Fmjd, 4)).expect("generation");
+    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd);
+    let materials = ["KKM-K", "KM-KM", "MM-MM", "KMM-K", "KK-KM", "MMM-M"];
+    let quiet = sample(&materials, 1000, false);
+    let captures = sample(&materials, 1000, true);
+    for p in quiet.iter().chain(&captures) {
+        tb.probe_wdl(p, None).expect("probe");
+    }
+    let mut group = c.benchmark_group("probe");
+    group.throughput(Throughput::Elements(1000));
+    group.bench_function("cached_non_capture", |b| {
+        b.iter(|| {
+            quiet
+                .iter()
+                .filter(|p| tb.probe_wdl(black_box(p), None).is_ok())
+                .count()
+        })
+    });
+    group.bench_function("capture_resolution", |b| {
+        b.iter(|| {
+            captures
+                .iter()
+                .filter(|p| tb.probe_wdl(black_box(p), None).is_ok())
+                .count()
+        })
+    });
+    // A cache too small to hold anything: every probe decodes its block.
+    let cold = Tablebase::open_with(
+        dir.path(),
+        RuleSet::Fmjd,
+        TablebaseOptions { cache_bytes: 1 },
+    );
+    group.bench_function("block_decode", |b| {
+        b.iter(|| {
+            quiet
+                .iter()
+                .filter(|p| cold.probe_wdl(black_box(p), None).is_ok())
+                .count()
+        })
+    });
+    let mixed: Vec<Position> = quiet.iter().chain(&captures).copied().collect();
+    for threads in [1usize, 2] {
+        group.throughput(Throughput::Elements(mixed.len() as u64 * threads as u64));
+        group.bench_function(format!("throughput_{threads}_threads"), |b| {
+            b.iter(|| {
+                std::thread::scope(|s| {
+                    for _ in 0..threads {
+                        s.spawn(|| {
+                            mixed
+                                .iter()
+                                .filter(|p| tb.probe_wdl(p, None).is_ok())
+                                .count()
+                        });
+                    }
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_probe);
+criterion_main!(benches);

@@ -1,0 +1,168 @@
+//! `MANIFEST.json`: one line per table of a rule set's folder (file, size,
+//! CRC-32 of the whole file, positions, statistics), written by `gen` and
+//! checked by `verify`, so that two people can compare their sets.
+
+use std::path::Path;
+
+use format::{RuleSet, TableReader, FORMAT_VERSION};
+use serde::{Deserialize, Serialize};
+
+use crate::error::GenError;
+use crate::verify::materials_in;
+
+/// The manifest's file name inside a rule set's folder.
+pub const MANIFEST: &str = "MANIFEST.json";
+
+/// Statistics of one table (White to move).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestStats {
+    /// Wins for the side to move.
+    pub win: u64,
+    /// Draws.
+    pub draw: u64,
+    /// Losses for the side to move.
+    pub loss: u64,
+    /// Longest win in plies (distance tables).
+    pub longest_win: Option<u32>,
+    /// Longest loss in plies (distance tables).
+    pub longest_loss: Option<u32>,
+}
+
+/// One table in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    /// File name.
+    pub file: String,
+    /// Material name.
+    pub material: String,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// CRC-32 of the whole file, 8 hex digits.
+    pub crc32: String,
+    /// Positions (White to move).
+    pub positions: u64,
+    /// Statistics (White to move).
+    pub stats: ManifestStats,
+}
+
+/// The whole manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Table format version.
+    pub format_version: u32,
+    /// Rule set name.
+    pub rules: String,
+    /// Tables in build order.
+    pub tables: Vec<ManifestEntry>,
+}
+
+fn entry(path: &Path, rule_set: RuleSet) -> Result<Option<ManifestEntry>, GenError> {
+    let bytes = std::fs::read(path).map_err(|e| GenError::io(path, e))?;
+    let Ok(reader) = TableReader::new(&bytes[..]) else {
+        return Ok(None);
+    };
+    let h = reader.header();
+    if h.rule_set != rule_set {
+        return Ok(None);
+    }
+    Ok(Some(ManifestEntry {
+        file: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        material: h.material.to_string(),
+        bytes: bytes.len() as u64,
+        crc32: format!("{:08x}", crc32fast::hash(&bytes)),
+        positions: h.position_count,
+        stats: ManifestStats {
+            win: h.stats.win,
+            draw: h.stats.draw,
+            loss: h.stats.loss,
+            longest_win: h.stats.longest_win,
+            longest_loss: h.stats.longest_loss,
+        },
+    }))
+}
+
+/// The manifest of the tables now in `dir` (a rule set's folder).
+pub fn scan(dir: &Path, rule_set: RuleSet) -> Result<Manifest, GenError> {
+    let mut tables = Vec::new();
+    for m in materials_in(dir)? {
+        if let Some(e) = entry(&dir.join(m.file_name()), rule_set)? {
+            tables.push(e);
+        }
+    }
+    Ok(Manifest {
+        format_version: FORMAT_VERSION,
+        rules: rule_set.name().to_string(),
+        tables,
+    })
+}
+
+/// Writes `MANIFEST.json` for the tables in `dir`, atomically.
+pub fn write(dir: &Path, rule_set: RuleSet) -> Result<(), GenError> {
+    let manifest = scan(dir, rule_set)?;
+    let text =
+        serde_json::to_string_pretty(&manifest).map_err(|e| GenError::Internal(e.to_string()))?;
+    let path = dir.join(MANIFEST);
+    let temp = dir.join(format!("{MANIFEST}.partial"));
+    std::fs::write(&temp, text + "\n").map_err(|e| GenError::io(&temp, e))?;
+    std::fs::File::open(&temp)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| GenError::io(&temp, e))?;
+    std::fs::rename(&temp, &path).map_err(|e| GenError::io(&path, e))?;
+    format::sync_parent(&path);
+    Ok(())
+}
+
+/// Compares `MANIFEST.json` with the tables in `dir`; one line per
+/// difference (an empty list: they agree).
+pub fn check(dir: &Path, rule_set: RuleSet) -> Result<Vec<String>, GenError> {
+    let path = dir.join(MANIFEST);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(vec![format!(
+                "{} is missing (dtb gen writes it)",
+                path.display()
+            )])
+        }
+        Err(e) => return Err(GenError::io(&path, e)),
+    };
+    let listed: Manifest = match serde_json::from_str(&text) {
+        Ok(m) => m,
+        Err(e) => {
+            return Ok(vec![format!(
+                "{} is not a valid manifest: {e}",
+                path.display()
+            )])
+        }
+    };
+    let mut problems = Vec::new();
+    if listed.rules != rule_set.name() {
+        problems.push(format!(
+            "manifest is for rule set {}, not {rule_set}",
+            listed.rules
+        ));
+    }
+    let actual = scan(dir, rule_set)?;
+    for e in &listed.tables {
+        match actual.tables.iter().find(|a| a.file == e.file) {
+            None => problems.push(format!(
+                "{}: listed in the manifest but missing or unreadable",
+                e.file
+            )),
+            Some(a) if a != e => problems.push(format!(
+                "{}: differs from the manifest (size {} vs {}, crc32 {} vs {})",
+                e.file, a.bytes, e.bytes, a.crc32, e.crc32
+            )),
+            Some(_) => {}
+        }
+    }
+    for a in &actual.tables {
+        if !listed.tables.iter().any(|e| e.file == a.file) {
+            problems.push(format!("{}: not listed in the manifest", a.file));
+        }
+    }
+    Ok(problems)
+}

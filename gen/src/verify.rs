@@ -1,0 +1,241 @@
+//! `verify`: re-derives every stored value from the values of its moves.
+//!
+//! It shares nothing with the solver's propagation: it walks the index
+//! forwards, generates every legal move, asks the prober for each
+//! successor, and recomputes the value the way the rules define it (won if
+//! some move leads to a position lost for the opponent, lost if every move
+//! leads to a won one, distances one more than the best successor's, the
+//! draw counter's caps applied). A mismatch names the position.
+//!
+//! For distance tables this check is complete: a distance that agrees with
+//! its successors everywhere is the true one. For WLD tables it proves the
+//! values are consistent; a set of positions that should be won but are all
+//! stored as drawn and only lead to each other would pass (no WLD checker
+//! can tell them from a real fortress without distances).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use format::{
+    child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableReader,
+    TableValue,
+};
+use probe::{table_dir, Tablebase, TablebaseOptions};
+use rayon::prelude::*;
+
+use crate::error::GenError;
+use crate::progress::Progress;
+
+/// What to verify.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// The table directory.
+    pub dir: PathBuf,
+    /// The rule set.
+    pub rule_set: RuleSet,
+    /// These materials only (empty: every table in the directory).
+    pub materials: Vec<Material>,
+    /// Worker threads (None: all cores).
+    pub threads: Option<usize>,
+    /// No progress bars.
+    pub quiet: bool,
+}
+
+/// A stored value that its successors contradict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The position, White to move, in PDN.
+    pub fen: String,
+    /// What the table says.
+    pub stored: TableValue,
+    /// What the moves say.
+    pub expected: TableValue,
+}
+
+/// The verdict on one table.
+#[derive(Clone, Debug)]
+pub struct TableCheck {
+    /// The material.
+    pub material: Material,
+    /// The file.
+    pub path: PathBuf,
+    /// Positions checked (capture positions, whose stored value is "don't
+    /// care", are skipped).
+    pub checked: u64,
+    /// The first mismatches found (at most 20).
+    pub mismatches: Vec<Mismatch>,
+    /// How many mismatches in all.
+    pub mismatch_count: u64,
+    /// A problem with the file itself (checksum, header), if any.
+    pub file_error: Option<String>,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+impl TableCheck {
+    /// Whether the table passed.
+    pub fn ok(&self) -> bool {
+        self.mismatch_count == 0 && self.file_error.is_none()
+    }
+}
+
+const KEEP: usize = 20;
+
+/// The materials of every `.dtb` file in a rule set's folder.
+pub fn materials_in(dir: &Path) -> Result<Vec<Material>, GenError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| GenError::io(dir, e))?;
+    let mut out: Vec<Material> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let m: Material = name.strip_suffix(".dtb")?.parse().ok()?;
+            (m.file_name() == name).then_some(m)
+        })
+        .collect();
+    out.sort_by_key(|m| m.build_key());
+    Ok(out)
+}
+
+/// The value of `pos` recomputed from its moves.
+fn expected(
+    tb: &Tablebase,
+    rule_set: RuleSet,
+    pos: &rules::Position,
+) -> Result<TableValue, GenError> {
+    let class = Material::of(pos).counted_ending();
+    let mut views = Vec::new();
+    for mv in pos.legal_moves() {
+        let child = pos.play(&mv);
+        let view = if child.pieces(child.side_to_move()).is_empty() {
+            ChildView::LOST
+        } else {
+            child_view(rule_set, class, Material::of(&child), tb.probe(&child)?)
+        };
+        views.push(view);
+    }
+    Ok(value_from_children(rule_set, class, pos, views))
+}
+
+/// Checks one table: its file, then every value.
+fn check_table(options: &VerifyOptions, material: Material) -> Result<TableCheck, GenError> {
+    let start = Instant::now();
+    let dir = table_dir(&options.dir, options.rule_set);
+    let path = dir.join(material.file_name());
+    let mut check = TableCheck {
+        material,
+        path: path.clone(),
+        checked: 0,
+        mismatches: Vec::new(),
+        mismatch_count: 0,
+        file_error: None,
+        seconds: 0.0,
+    };
+    let bytes = std::fs::read(&path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            GenError::Probe(probe::ProbeError::MissingTable {
+                material,
+                path: path.clone(),
+            })
+        } else {
+            GenError::io(&path, e)
+        }
+    })?;
+    let file_ok = TableReader::new(&bytes[..]).and_then(|r| {
+        r.verify_checksum()?;
+        let h = r.header();
+        if h.material != material || h.rule_set != options.rule_set {
+            return Err(format::FormatError::Corrupt(format!(
+                "header says {} under {}",
+                h.material, h.rule_set
+            )));
+        }
+        Ok(())
+    });
+    drop(bytes);
+    if let Err(e) = file_ok {
+        check.file_error = Some(e.to_string());
+        check.seconds = start.elapsed().as_secs_f64();
+        return Ok(check);
+    }
+    let tb = Tablebase::open_with(
+        &options.dir,
+        options.rule_set,
+        TablebaseOptions {
+            cache_bytes: 256 << 20,
+        },
+    );
+    tb.preload(material)?;
+    for exit in material.exits().into_iter().chain([material.mirrored()]) {
+        // Missing neighbours show up as errors below, naming them.
+        let _ = tb.preload(exit);
+    }
+    let index = MaterialIndex::new(material);
+    let count = index.count();
+    let progress = Progress::new(&format!("verify {material}"), count, options.quiet);
+    let checked = AtomicU64::new(0);
+    let found = AtomicU64::new(0);
+    let kept = Mutex::new(Vec::new());
+    const CHUNK: u64 = 4096;
+    (0..count.div_ceil(CHUNK))
+        .into_par_iter()
+        .try_for_each(|c| -> Result<(), GenError> {
+            let end = ((c + 1) * CHUNK).min(count);
+            let mut n = 0;
+            for i in c * CHUNK..end {
+                let pos = index.unrank(i);
+                if pos.has_capture() {
+                    continue;
+                }
+                n += 1;
+                let stored = tb.probe(&pos)?;
+                let expected = expected(&tb, options.rule_set, &pos)?;
+                if stored != expected {
+                    found.fetch_add(1, Ordering::Relaxed);
+                    let mut k = kept.lock().expect("no panics while held");
+                    if k.len() < KEEP {
+                        k.push(Mismatch {
+                            fen: pos.to_string(),
+                            stored,
+                            expected,
+                        });
+                    }
+                }
+            }
+            checked.fetch_add(n, Ordering::Relaxed);
+            progress.advance(end - c * CHUNK);
+            Ok(())
+        })?;
+    progress.finish();
+    let mut mismatches = kept.into_inner().expect("no panics while held");
+    mismatches.sort_by(|a, b| a.fen.cmp(&b.fen));
+    check.checked = checked.into_inner();
+    check.mismatch_count = found.into_inner();
+    check.mismatches = mismatches;
+    check.seconds = start.elapsed().as_secs_f64();
+    Ok(check)
+}
+
+/// Verifies the tables `options` names (or all in the directory), in
+/// build order. A missing named table is an error.
+pub fn verify(options: &VerifyOptions) -> Result<Vec<TableCheck>, GenError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| GenError::BadOptions(format!("cannot start threads: {e}")))?;
+    pool.install(|| {
+        let dir = table_dir(&options.dir, options.rule_set);
+        let mut materials = if options.materials.is_empty() {
+            materials_in(&dir)?
+        } else {
+            options.materials.clone()
+        };
+        materials.sort_by_key(|m| m.build_key());
+        materials.dedup();
+        materials
+            .into_iter()
+            .map(|m| check_table(options, m))
+            .collect()
+    })
+}

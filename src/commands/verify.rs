@@ -1,0 +1,152 @@
+//! `dtb verify`: checksums, the manifest, and every stored value against
+//! the values of its moves.
+
+use std::io::IsTerminal;
+
+use format::Material;
+use gen::{manifest, verify, VerifyOptions};
+use probe::table_dir;
+use serde_json::json;
+
+use crate::commands::common::TableArgs;
+use crate::exit::{CliError, CliResult, CORRUPTED_TABLE};
+
+/// Flags of `dtb verify`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    tables: TableArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+    /// Machine-readable report.
+    #[arg(long)]
+    json: bool,
+    /// Verify only these materials (default: every table in the folder).
+    materials: Vec<String>,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let materials = args
+        .materials
+        .iter()
+        .map(|m| m.parse::<Material>().map_err(CliError::bad_input))
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.threads == Some(0) {
+        return Err(CliError::bad_input("--threads must be at least 1"));
+    }
+    let dir = table_dir(&args.tables.dir, args.tables.rule_set);
+    if !dir.is_dir() {
+        return Err(CliError::new(
+            crate::exit::MISSING_TABLE,
+            format!(
+                "{}: no tables here (build them with dtb gen)",
+                dir.display()
+            ),
+        ));
+    }
+    let manifest_problems = manifest::check(&dir, args.tables.rule_set)?;
+    let options = VerifyOptions {
+        dir: args.tables.dir.clone(),
+        rule_set: args.tables.rule_set,
+        materials,
+        threads: args.threads,
+        quiet: args.quiet || args.json || !std::io::stderr().is_terminal(),
+    };
+    let checks = verify(&options)?;
+    let bad_tables = checks.iter().filter(|c| !c.ok()).count();
+    let positions: u64 = checks.iter().map(|c| c.checked).sum();
+    let seconds: f64 = checks.iter().map(|c| c.seconds).sum();
+    if args.json {
+        let tables: Vec<_> = checks
+            .iter()
+            .map(|c| {
+                json!({
+                    "material": c.material.to_string(),
+                    "file": c.path.display().to_string(),
+                    "checked": c.checked,
+                    "ok": c.ok(),
+                    "file_error": c.file_error,
+                    "mismatch_count": c.mismatch_count,
+                    "mismatches": c.mismatches.iter().map(|m| json!({
+                        "fen": m.fen,
+                        "stored": {"result": m.stored.wdl.as_str(), "plies": m.stored.distance},
+                        "expected": {"result": m.expected.wdl.as_str(), "plies": m.expected.distance},
+                    })).collect::<Vec<_>>(),
+                    "seconds": c.seconds,
+                })
+            })
+            .collect();
+        crate::outln!(
+            "{}",
+            json!({"rules": args.tables.rule_set.name(), "manifest_problems": manifest_problems, "tables": tables, "positions": positions, "seconds": seconds})
+        );
+    } else {
+        for p in &manifest_problems {
+            crate::outln!("manifest: {p}");
+        }
+        for c in &checks {
+            let status = if c.ok() { "ok" } else { "FAILED" };
+            crate::outln!(
+                "{:<10} {status:<6} {:>12} positions checked in {:.1} s",
+                c.material.to_string(),
+                c.checked,
+                c.seconds
+            );
+            if let Some(e) = &c.file_error {
+                crate::outln!("  file: {e}");
+            }
+            for m in &c.mismatches {
+                crate::outln!(
+                    "  mismatch {}: stored {} {:?}, moves give {} {:?}",
+                    m.fen,
+                    m.stored.wdl,
+                    m.stored.distance,
+                    m.expected.wdl,
+                    m.expected.distance
+                );
+            }
+            if c.mismatch_count > c.mismatches.len() as u64 {
+                crate::outln!("  ... {} mismatches in all", c.mismatch_count);
+            }
+        }
+        let rate = if seconds > 0.0 {
+            positions as f64 / seconds / 1e6
+        } else {
+            0.0
+        };
+        crate::outln!(
+            "{} tables, {} positions checked in {:.1} s ({:.2} M positions/s)",
+            checks.len(),
+            positions,
+            seconds,
+            rate
+        );
+    }
+    if bad_tables > 0 || !manifest_problems.is_empty() {
+        let first = checks
+            .iter()
+            .find(|c| !c.ok())
+            .map(|c| match (&c.file_error, c.mismatches.first()) {
+                (Some(e), _) => format!("{}: {e}", c.path.display()),
+                (None, Some(m)) => format!(
+                    "{}: {} mismatches, first at {}",
+                    c.material, c.mismatch_count, m.fen
+                ),
+                _ => c.material.to_string(),
+            })
+            .or_else(|| manifest_problems.first().cloned())
+            .unwrap_or_default();
+        return Err(CliError::new(
+            CORRUPTED_TABLE,
+            format!(
+                "verification failed ({bad_tables} bad tables, {} manifest problems): {first}",
+                manifest_problems.len()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,269 @@
+//! Integrity: `dtb verify` passes on good tables and names the damaged
+//! position of a bad one; the manifest catches swapped files; generation
+//! killed at any moment resumes to byte-identical files; a full disk or an
+//! unusable directory is a clear error that leaves no partial table.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use format::{Material, MaterialIndex, RuleSet, TableReader, TableSpec, TableWriter};
+
+fn dtb(args: &[&str]) -> Output {
+    Command::new(common::dtb())
+        .args(args)
+        .output()
+        .expect("dtb runs")
+}
+
+fn gen_dir(pieces: u32, rule_set: RuleSet) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dtb(&[
+        "gen",
+        "--quiet",
+        "--pieces",
+        &pieces.to_string(),
+        "--rules",
+        rule_set.name(),
+        "--dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    dir
+}
+
+/// Rewrites `material`'s table with the value of position `index`
+/// replaced by `code`, checksums and all made consistent again.
+fn damage(dir: &Path, rule_set: RuleSet, material: Material, index: u64, code: u8) {
+    let path = dir.join(rule_set.name()).join(material.file_name());
+    let bytes = std::fs::read(&path).unwrap();
+    let reader = TableReader::new(&bytes[..]).unwrap();
+    let header = reader.header().clone();
+    let mut values = reader.decode_all().unwrap();
+    assert_ne!(
+        values[index as usize], code,
+        "the damage must change something"
+    );
+    values[index as usize] = code;
+    std::fs::remove_file(&path).unwrap();
+    let spec = TableSpec {
+        positions_per_block: header.positions_per_block,
+        ..TableSpec::new(material, rule_set, header.value_kind)
+    };
+    let mut w = TableWriter::create(&path, spec).unwrap();
+    for v in values {
+        w.push(Some(v)).unwrap();
+    }
+    w.finish(header.stats).unwrap();
+}
+
+#[test]
+fn verify_passes_then_finds_the_damaged_position() {
+    for rule_set in [RuleSet::Fmjd, RuleSet::Pure, RuleSet::FmjdDiagonal] {
+        let dir = gen_dir(3, rule_set);
+        let d = dir.path().to_str().unwrap();
+        let o = dtb(&["verify", "--quiet", "--rules", rule_set.name(), "--dir", d]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+        // Damage one non-capture position of KM-K: a distance table.
+        let m: Material = "KM-K".parse().unwrap();
+        let index = MaterialIndex::new(m);
+        let i = (777..index.count())
+            .find(|&i| !index.unrank(i).has_capture())
+            .unwrap();
+        let target = index.unrank(i);
+        let tb = probe::Tablebase::open(dir.path(), rule_set);
+        let stored = tb.probe(&target).unwrap();
+        let wrong = format::DistanceValue {
+            wdl: if stored.wdl == format::Wdl::Win {
+                format::Wdl::Draw
+            } else {
+                format::Wdl::Win
+            },
+            plies: 5,
+        };
+        drop(tb);
+        damage(dir.path(), rule_set, m, i, wrong.encode());
+        let o = dtb(&[
+            "verify",
+            "--quiet",
+            "--json",
+            "--rules",
+            rule_set.name(),
+            "--dir",
+            d,
+            "KM-K",
+        ]);
+        assert_eq!(o.status.code(), Some(4), "{rule_set}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let fens: Vec<&str> = v["tables"][0]["mismatches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["fen"].as_str().unwrap())
+            .collect();
+        assert!(
+            fens.contains(&target.to_string().as_str()),
+            "{rule_set}: {fens:?} lacks {target}"
+        );
+        // The manifest no longer matches the damaged file either.
+        assert!(!v["manifest_problems"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn verify_reports_checksum_damage_and_manifest_differences() {
+    let dir = gen_dir(2, RuleSet::Fmjd);
+    let d = dir.path().to_str().unwrap();
+    let fmjd = dir.path().join("fmjd");
+    // Flip a byte of a block: the checksum tells.
+    let path = fmjd.join("M-M.dtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[130] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    let o = dtb(&["verify", "--quiet", "--dir", d]);
+    assert_eq!(o.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("M-M.dtb"), "{err}");
+    // Put it back: all good again.
+    bytes[130] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(dtb(&["verify", "--quiet", "--dir", d]).status.success());
+    // A table not in the manifest.
+    std::fs::remove_file(fmjd.join("MANIFEST.json")).unwrap();
+    let o = dtb(&["verify", "--quiet", "--dir", d]);
+    assert_eq!(o.status.code(), Some(4));
+    // Naming a table that is not there: missing (3).
+    let o = dtb(&["verify", "--quiet", "--dir", d, "KKK-K"]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Every `.dtb` file in `dir` is a complete, valid table.
+fn all_tables_valid(dir: &Path, rule_set: RuleSet) {
+    let folder = dir.join(rule_set.name());
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".dtb") {
+            let m: Material = stem.parse().unwrap();
+            assert!(
+                gen::table_is_valid(&e.path(), m, rule_set),
+                "{name} is not a valid table"
+            );
+        }
+    }
+}
+
+#[test]
+fn killed_generation_resumes_to_identical_files() {
+    let reference = common::tables(RuleSet::Fmjd).join("fmjd");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    // Kill at growing delays: during the first tables, in the middle, late.
+    for delay_ms in [50u64, 400, 1500, 3000, 6000] {
+        let mut child = Command::new(common::dtb())
+            .args(["gen", "--quiet", "--pieces", "4", "--dir", d])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        all_tables_valid(dir.path(), RuleSet::Fmjd);
+        // A prober never sees a partial file.
+        let tb = probe::Tablebase::open(dir.path(), RuleSet::Fmjd);
+        for m in tb.materials_on_disk() {
+            assert!(tb.has_table(m), "{m}");
+        }
+    }
+    let o = dtb(&["gen", "--quiet", "--pieces", "4", "--dir", d]);
+    assert!(o.status.success());
+    let mut names: Vec<String> = std::fs::read_dir(dir.path().join("fmjd"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(
+        names
+            .iter()
+            .all(|n| n.ends_with(".dtb") || n == "MANIFEST.json"),
+        "{names:?}"
+    );
+    assert_eq!(names.len(), Material::all_up_to(4).len() + 1);
+    for m in Material::all_up_to(4) {
+        let a = std::fs::read(reference.join(m.file_name())).unwrap();
+        let b = std::fs::read(dir.path().join("fmjd").join(m.file_name())).unwrap();
+        assert!(a == b, "{m} differs from an uninterrupted build");
+    }
+    assert!(dtb(&["verify", "--quiet", "--dir", d]).status.success());
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_without_partial_tables() {
+    // A file size limit makes writes fail the way a full disk does (EFBIG
+    // instead of ENOSPC), without needing root to mount a tiny filesystem.
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 16; exec {} gen --quiet --pieces 4 --dir {}",
+        common::dtb().display(),
+        dir.path().display()
+    );
+    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("File too large") || err.contains("No space"),
+        "{err}"
+    );
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path().join("fmjd"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    all_tables_valid(dir.path(), RuleSet::Fmjd);
+    // With room again, the run completes.
+    let o = dtb(&[
+        "gen",
+        "--quiet",
+        "--pieces",
+        "3",
+        "--dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+}
+
+#[test]
+fn an_unusable_directory_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, b"x").unwrap();
+    let o = dtb(&[
+        "gen",
+        "--quiet",
+        "--pieces",
+        "2",
+        "--dir",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("not-a-dir"), "{err}");
+}
