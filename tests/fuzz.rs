@@ -99,6 +99,10 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 
 fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
     let n = bytes.len();
+    if n == 0 {
+        bytes.push(0);
+        return;
+    }
     match m {
         Mutation::Flip(at, x) => bytes[at % n] ^= x,
         Mutation::Truncate(at) => bytes.truncate(at % n),
