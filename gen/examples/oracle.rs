@@ -3,7 +3,10 @@ fn main() {
         .nth(1)
         .map(|s| s.parse().unwrap())
         .unwrap_or(3);
-    let tb = probe::Tablebase::open("/tmp/tbq", format::RuleSet::Pure);
+    let tb = probe::Tablebase::open(
+        std::env::var("TBDIR").unwrap_or("/tmp/tbq".into()),
+        format::RuleSet::Pure,
+    );
     let text = std::fs::read_to_string("../shared/oracles/egdb_example_wld.tsv").unwrap();
     let (mut ok, mut bad) = (0, 0);
     for line in text.lines().filter(|l| !l.starts_with('#')) {

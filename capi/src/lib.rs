@@ -1,0 +1,473 @@
+//! The C interface of the draughts-tb prober: `libdtb` (`include/dtb.h`).
+//!
+//! Every function catches Rust panics at the boundary (a panic becomes
+//! `DTB_ERR_INTERNAL`), checks its pointers, and reports failures as a
+//! status code plus a message readable with `dtb_last_error()` on the
+//! calling thread. One `dtb_tablebase` may be shared by all threads.
+#![warn(missing_docs)]
+#![allow(clippy::missing_safety_doc)] // the contract of each function is in include/dtb.h
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use probe::{ProbeError, RuleSet, Tablebase, TablebaseOptions, Wdl};
+use rules::{Color, Position};
+
+/// Success.
+pub const DTB_OK: c_int = 0;
+/// A null pointer, an unknown rule set or side, a bad plies-left value.
+pub const DTB_ERR_BAD_ARGUMENT: c_int = -1;
+/// The position cannot stand on a board or cannot be answered.
+pub const DTB_ERR_INVALID_POSITION: c_int = -2;
+/// A table the answer needs is missing.
+pub const DTB_ERR_MISSING_TABLE: c_int = -3;
+/// A table is damaged or of another rule set.
+pub const DTB_ERR_CORRUPTED_TABLE: c_int = -4;
+/// `dtb_probe_wdl_if_cached`: the answer needs data not in memory.
+pub const DTB_ERR_NOT_CACHED: c_int = -5;
+/// An I/O error.
+pub const DTB_ERR_IO: c_int = -6;
+/// More pieces than any table holds.
+pub const DTB_ERR_TOO_MANY_PIECES: c_int = -7;
+/// A bug: a Rust panic caught at the boundary.
+pub const DTB_ERR_INTERNAL: c_int = -8;
+
+/// Plies-left value meaning "the counted ending was just entered".
+pub const DTB_PLIES_FRESH: c_int = -1;
+
+/// An open tablebase (opaque to C).
+pub struct DtbTablebase {
+    tb: Tablebase,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_error(msg: &str) {
+    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+fn fail(code: c_int, msg: &str) -> c_int {
+    set_error(msg);
+    code
+}
+
+fn probe_error(e: &ProbeError) -> c_int {
+    let code = match e {
+        ProbeError::MissingTable { .. } => DTB_ERR_MISSING_TABLE,
+        ProbeError::Corrupted { .. }
+        | ProbeError::RuleSetMismatch { .. }
+        | ProbeError::WrongMaterial { .. } => DTB_ERR_CORRUPTED_TABLE,
+        ProbeError::TooManyPieces { .. } => DTB_ERR_TOO_MANY_PIECES,
+        ProbeError::InvalidPosition(_) => DTB_ERR_INVALID_POSITION,
+        ProbeError::BadPliesLeft { .. } => DTB_ERR_BAD_ARGUMENT,
+        ProbeError::Io { .. } => DTB_ERR_IO,
+    };
+    fail(code, &e.to_string())
+}
+
+/// Runs `f`, turning a panic into `DTB_ERR_INTERNAL`.
+fn guard(f: impl FnOnce() -> c_int) -> c_int {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(code) => code,
+        Err(_) => fail(DTB_ERR_INTERNAL, "internal error (a bug in draughts-tb)"),
+    }
+}
+
+fn wdl_int(w: Wdl) -> c_int {
+    match w {
+        Wdl::Loss => -1,
+        Wdl::Draw => 0,
+        Wdl::Win => 1,
+    }
+}
+
+fn plies_arg(plies_left: c_int) -> Result<Option<u8>, c_int> {
+    match plies_left {
+        DTB_PLIES_FRESH => Ok(None),
+        0..=255 => Ok(Some(plies_left as u8)),
+        _ => Err(fail(
+            DTB_ERR_BAD_ARGUMENT,
+            "plies_left must be -1 (fresh) or 0..=32",
+        )),
+    }
+}
+
+fn position(white: u64, black: u64, kings: u64, side: c_int) -> Result<Position, c_int> {
+    let side = match side {
+        0 => Color::White,
+        1 => Color::Black,
+        _ => {
+            return Err(fail(
+                DTB_ERR_BAD_ARGUMENT,
+                "side_to_move must be 0 (White) or 1 (Black)",
+            ))
+        }
+    };
+    Position::from_dense_masks(side, white, black, kings)
+        .map_err(|e| fail(DTB_ERR_INVALID_POSITION, &e.to_string()))
+}
+
+unsafe fn fen_position(fen: *const c_char) -> Result<Position, c_int> {
+    if fen.is_null() {
+        return Err(fail(DTB_ERR_BAD_ARGUMENT, "fen is NULL"));
+    }
+    // SAFETY: the caller passes a NUL-terminated string (header contract).
+    let text = unsafe { CStr::from_ptr(fen) };
+    let text = text
+        .to_str()
+        .map_err(|_| fail(DTB_ERR_INVALID_POSITION, "fen is not UTF-8"))?;
+    text.parse::<Position>()
+        .map_err(|e| fail(DTB_ERR_INVALID_POSITION, &format!("bad FEN: {e}")))
+}
+
+unsafe fn tablebase<'a>(tb: *const DtbTablebase) -> Result<&'a Tablebase, c_int> {
+    if tb.is_null() {
+        return Err(fail(DTB_ERR_BAD_ARGUMENT, "tablebase is NULL"));
+    }
+    // SAFETY: a non-null handle comes from dtb_open and is not closed
+    // while in use (header contract).
+    Ok(unsafe { &(*tb).tb })
+}
+
+/// Opens the tables of `rules` (0 fmjd, 1 fmjd-diagonal, 2 pure) under
+/// `dir`. NULL on error (see `dtb_last_error`).
+#[no_mangle]
+pub unsafe extern "C" fn dtb_open(
+    dir: *const c_char,
+    rules: c_int,
+    cache_bytes: u64,
+) -> *mut DtbTablebase {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        if dir.is_null() {
+            set_error("dir is NULL");
+            return std::ptr::null_mut();
+        }
+        // SAFETY: NUL-terminated string (header contract).
+        let dir = unsafe { CStr::from_ptr(dir) };
+        let Ok(dir) = dir.to_str() else {
+            set_error("dir is not UTF-8");
+            return std::ptr::null_mut();
+        };
+        let rule_set = match rules {
+            0 => RuleSet::Fmjd,
+            1 => RuleSet::FmjdDiagonal,
+            2 => RuleSet::Pure,
+            _ => {
+                set_error("rules must be 0 (fmjd), 1 (fmjd-diagonal) or 2 (pure)");
+                return std::ptr::null_mut();
+            }
+        };
+        let options = TablebaseOptions {
+            cache_bytes: if cache_bytes == 0 {
+                TablebaseOptions::default().cache_bytes
+            } else {
+                cache_bytes
+            },
+        };
+        Box::into_raw(Box::new(DtbTablebase {
+            tb: Tablebase::open_with(dir, rule_set, options),
+        }))
+    }));
+    result.unwrap_or_else(|_| {
+        set_error("internal error (a bug in draughts-tb)");
+        std::ptr::null_mut()
+    })
+}
+
+/// Closes a tablebase opened by `dtb_open` (NULL is ignored).
+#[no_mangle]
+pub unsafe extern "C" fn dtb_close(tb: *mut DtbTablebase) {
+    if !tb.is_null() {
+        // SAFETY: the handle came from Box::into_raw in dtb_open and is
+        // closed once (header contract).
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(tb) })));
+    }
+}
+
+unsafe fn out<T>(ptr: *mut T, value: T) {
+    if !ptr.is_null() {
+        // SAFETY: non-null output pointers point to writable storage
+        // (header contract).
+        unsafe { ptr.write(value) };
+    }
+}
+
+fn wdl_call(
+    tb: &Tablebase,
+    pos: &Position,
+    plies_left: c_int,
+    cached_only: bool,
+    wdl: *mut c_int,
+) -> c_int {
+    if wdl.is_null() {
+        return fail(DTB_ERR_BAD_ARGUMENT, "wdl is NULL");
+    }
+    let plies = match plies_arg(plies_left) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let result = if cached_only {
+        match tb.probe_wdl_if_cached(pos, plies) {
+            Ok(Some(w)) => Ok(w),
+            Ok(None) => return fail(DTB_ERR_NOT_CACHED, "not in memory"),
+            Err(e) => Err(e),
+        }
+    } else {
+        tb.probe_wdl(pos, plies)
+    };
+    match result {
+        // SAFETY: checked non-null above.
+        Ok(w) => unsafe {
+            out(wdl, wdl_int(w));
+            DTB_OK
+        },
+        Err(e) => probe_error(&e),
+    }
+}
+
+/// Win (1), draw (0) or loss (-1) for the side to move.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_wdl(
+    tb: *const DtbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    side_to_move: c_int,
+    plies_left: c_int,
+    wdl: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase`.
+        let tb = match unsafe { tablebase(tb) } {
+            Ok(t) => t,
+            Err(c) => return c,
+        };
+        match position(white, black, kings, side_to_move) {
+            Ok(p) => wdl_call(tb, &p, plies_left, false, wdl),
+            Err(c) => c,
+        }
+    })
+}
+
+/// `dtb_probe_wdl` for a position in PDN.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_wdl_fen(
+    tb: *const DtbTablebase,
+    fen: *const c_char,
+    plies_left: c_int,
+    wdl: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase` and `fen_position`.
+        let (tb, pos) = match unsafe { (tablebase(tb), fen_position(fen)) } {
+            (Ok(t), Ok(p)) => (t, p),
+            (Err(c), _) | (_, Err(c)) => return c,
+        };
+        wdl_call(tb, &pos, plies_left, false, wdl)
+    })
+}
+
+/// Like `dtb_probe_wdl`, answering only from memory already decoded;
+/// `DTB_ERR_NOT_CACHED` otherwise.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_wdl_if_cached(
+    tb: *const DtbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    side_to_move: c_int,
+    plies_left: c_int,
+    wdl: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase`.
+        let tb = match unsafe { tablebase(tb) } {
+            Ok(t) => t,
+            Err(c) => return c,
+        };
+        match position(white, black, kings, side_to_move) {
+            Ok(p) => wdl_call(tb, &p, plies_left, true, wdl),
+            Err(c) => c,
+        }
+    })
+}
+
+fn distance_call(tb: &Tablebase, pos: &Position, wdl: *mut c_int, plies: *mut c_int) -> c_int {
+    match tb.probe(pos) {
+        // SAFETY: `out` ignores null pointers; others are writable.
+        Ok(v) => unsafe {
+            out(wdl, wdl_int(v.wdl));
+            out(plies, v.distance.map_or(-1, c_int::from));
+            DTB_OK
+        },
+        Err(e) => probe_error(&e),
+    }
+}
+
+/// The stored result and distance: for the counted endings the result holds
+/// with at least `plies` plies left; `plies` is -1 where the table keeps no
+/// distance or for draws.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_distance(
+    tb: *const DtbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    side_to_move: c_int,
+    wdl: *mut c_int,
+    plies: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase`.
+        let tb = match unsafe { tablebase(tb) } {
+            Ok(t) => t,
+            Err(c) => return c,
+        };
+        match position(white, black, kings, side_to_move) {
+            Ok(p) => distance_call(tb, &p, wdl, plies),
+            Err(c) => c,
+        }
+    })
+}
+
+/// `dtb_probe_distance` for a position in PDN.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_distance_fen(
+    tb: *const DtbTablebase,
+    fen: *const c_char,
+    wdl: *mut c_int,
+    plies: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase` and `fen_position`.
+        let (tb, pos) = match unsafe { (tablebase(tb), fen_position(fen)) } {
+            (Ok(t), Ok(p)) => (t, p),
+            (Err(c), _) | (_, Err(c)) => return c,
+        };
+        distance_call(tb, &pos, wdl, plies)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn best_move_call(
+    tb: &Tablebase,
+    pos: &Position,
+    plies_left: c_int,
+    buf: *mut c_char,
+    buf_len: usize,
+    wdl: *mut c_int,
+    plies: *mut c_int,
+) -> c_int {
+    if buf.is_null() || buf_len == 0 {
+        return fail(DTB_ERR_BAD_ARGUMENT, "move buffer is NULL or empty");
+    }
+    let p = match plies_arg(plies_left) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    match tb.best_move(pos, p) {
+        Ok(Some(m)) => {
+            let text = pos.move_to_pdn(&m.mv);
+            if text.len() + 1 > buf_len {
+                return fail(
+                    DTB_ERR_BAD_ARGUMENT,
+                    "move buffer too small (64 bytes always suffice)",
+                );
+            }
+            // SAFETY: buf has buf_len writable bytes and text.len() + 1 <=
+            // buf_len; the source is a valid Rust string.
+            unsafe {
+                std::ptr::copy_nonoverlapping(text.as_ptr(), buf as *mut u8, text.len());
+                *buf.add(text.len()) = 0;
+                out(wdl, wdl_int(m.wdl));
+                out(plies, m.plies.map_or(-1, |x| x as c_int));
+            }
+            DTB_OK
+        }
+        Ok(None) => fail(
+            DTB_ERR_INVALID_POSITION,
+            "no legal move: the side to move has lost",
+        ),
+        Err(e) => probe_error(&e),
+    }
+}
+
+/// A best move in PDN (NUL-terminated, into `buf` of `buf_len` bytes), with
+/// the result it leads to for the side to move and its distance (-1: none).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn dtb_best_move(
+    tb: *const DtbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    side_to_move: c_int,
+    plies_left: c_int,
+    buf: *mut c_char,
+    buf_len: usize,
+    wdl: *mut c_int,
+    plies: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase`.
+        let tb = match unsafe { tablebase(tb) } {
+            Ok(t) => t,
+            Err(c) => return c,
+        };
+        match position(white, black, kings, side_to_move) {
+            Ok(p) => best_move_call(tb, &p, plies_left, buf, buf_len, wdl, plies),
+            Err(c) => c,
+        }
+    })
+}
+
+/// `dtb_best_move` for a position in PDN.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_best_move_fen(
+    tb: *const DtbTablebase,
+    fen: *const c_char,
+    plies_left: c_int,
+    buf: *mut c_char,
+    buf_len: usize,
+    wdl: *mut c_int,
+    plies: *mut c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase` and `fen_position`.
+        let (tb, pos) = match unsafe { (tablebase(tb), fen_position(fen)) } {
+            (Ok(t), Ok(p)) => (t, p),
+            (Err(c), _) | (_, Err(c)) => return c,
+        };
+        best_move_call(tb, &pos, plies_left, buf, buf_len, wdl, plies)
+    })
+}
+
+/// The largest N such that every table of up to N pieces is present (0 if
+/// none; -1 on a bad handle).
+#[no_mangle]
+pub unsafe extern "C" fn dtb_max_pieces(tb: *const DtbTablebase) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase`.
+        match unsafe { tablebase(tb) } {
+            Ok(t) => t.max_pieces_available() as c_int,
+            Err(_) => -1,
+        }
+    })
+}
+
+/// The message of the last failed call on this thread ("" if none). Valid
+/// until the next dtb call on this thread.
+#[no_mangle]
+pub extern "C" fn dtb_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// The library version, e.g. "0.1.0" (static storage).
+#[no_mangle]
+pub extern "C" fn dtb_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char
+}

@@ -1,0 +1,118 @@
+//! Compiles `examples/c/probe_example.c` with the system C compiler against
+//! the static library, runs it on tables built here, and checks every line
+//! it prints against the Rust API.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use format::{Material, RuleSet};
+use gen::{generate, GenOptions};
+use probe::{Tablebase, Wdl};
+use rules::Position;
+
+/// `target/<profile>`, where cargo put `libdtb.a`.
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+fn wdl_int(w: Wdl) -> i32 {
+    match w {
+        Wdl::Loss => -1,
+        Wdl::Draw => 0,
+        Wdl::Win => 1,
+    }
+}
+
+#[test]
+fn c_example_agrees_with_the_rust_api() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let lib = target_dir().join("libdtb.a");
+    assert!(lib.exists(), "{} not built", lib.display());
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<Material> = ["KKM-K", "KM-KM"]
+        .iter()
+        .map(|m| m.parse().unwrap())
+        .collect();
+    generate(&GenOptions {
+        materials: names,
+        ..GenOptions::new(dir.path(), RuleSet::Fmjd, 4)
+    })
+    .unwrap();
+    let exe = dir.path().join("probe_example");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .arg(root.join("examples/c/probe_example.c"))
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg(&lib)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("a C compiler (cc) is needed for this test");
+    assert!(
+        out.status.success(),
+        "cc failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let fens = [
+        "W:WK46,K47,28:BK5",
+        "B:WK46,K47,28:BK5",
+        "W:W28:BK26",
+        "W:WK4,33:BK18,27",
+        "B:W7,K11:BK16",
+        "W:WK1:BK50",
+        "W:W3:B1",
+        "W:W46:BK41",
+    ];
+    let run = Command::new(&exe)
+        .arg(dir.path())
+        .args(fens)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.last(), Some(&"ok"), "{stdout}");
+
+    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd);
+    for (fen, line) in fens.iter().zip(&lines) {
+        let pos: Position = match fen.parse() {
+            Ok(p) => p,
+            Err(_) => {
+                assert!(line.contains("error=-2"), "{line}");
+                continue;
+            }
+        };
+        let v = tb.probe_wdl(&pos, None).unwrap();
+        let d = tb.probe(&pos).unwrap().distance.map_or(-1, i32::from);
+        let w4 = match tb.probe_wdl(&pos, Some(4)) {
+            Ok(w) => wdl_int(w),
+            Err(_) => 9,
+        };
+        let best = tb
+            .best_move(&pos, None)
+            .unwrap()
+            .map_or("-".to_string(), |m| pos.move_to_pdn(&m.mv));
+        let expected = format!(
+            "{fen}\twdl={}\tplies={d}\tbest={best}\twdl4={w4}",
+            wdl_int(v)
+        );
+        assert_eq!(*line, expected);
+    }
+    let tail = lines[lines.len() - 2];
+    let expected = format!(
+        "max_pieces={} version={}",
+        tb.max_pieces_available(),
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(tail, expected);
+}

@@ -1,0 +1,172 @@
+/*
+ * dtb.h - C interface of the draughts-tb prober (libdtb), version 0.1.
+ *
+ * Endgame tablebases for international draughts (10x10, FMJD rules), built
+ * by `dtb gen`. Link with libdtb.a (plus -lpthread -ldl -lm) or libdtb.so.
+ *
+ * Positions:
+ *   - as three 64-bit masks: `white` (all white pieces), `black` (all black
+ *     pieces), `kings` (the kings of both colours); bit i stands for square
+ *     i + 1 (squares 1..50 in the standard numbering, bits 50..63 must be
+ *     zero), plus the side to move (DTB_WHITE or DTB_BLACK);
+ *   - or as PDN FEN text, e.g. "W:W31,32,K28:B1,2,K12".
+ *
+ * Values are from the view of the side to move: DTB_WIN (1), DTB_DRAW (0),
+ * DTB_LOSS (-1). Capture positions are resolved by the library (captures
+ * are compulsory; the majority rule applies): any legal position may be
+ * probed.
+ *
+ * The draw counter: in the FMJD counted endings (a lone king against three
+ * pieces or fewer including a king) the result depends on `plies_left`, the
+ * number of plies that may still be played before the 16-move or 5-move
+ * limit declares the draw (a win completed on the last of them counts).
+ * Pass DTB_PLIES_FRESH when the ending was just entered (32 or 10 plies).
+ * Outside the counted endings, and with DTB_RULES_PURE, it is ignored.
+ *
+ * Errors: every function returns DTB_OK (0) or a negative DTB_ERR_* code;
+ * dtb_last_error() then describes the failure. No function aborts or lets a
+ * Rust panic escape: an internal bug returns DTB_ERR_INTERNAL.
+ *
+ * Threads: a dtb_tablebase is thread-safe. Open one per table directory and
+ * share it between all search threads; every probe function may be called
+ * concurrently on the same handle. Only dtb_close must not race with other
+ * calls on the same handle.
+ *
+ * Ownership: the library owns the dtb_tablebase (free it with dtb_close
+ * only). Strings passed in are borrowed for the duration of the call.
+ * Output pointers may be NULL where marked "optional"; the library writes
+ * only through non-NULL ones.
+ */
+#ifndef DTB_H
+#define DTB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DTB_VERSION_MAJOR 0
+#define DTB_VERSION_MINOR 1
+
+/* Status codes. */
+#define DTB_OK 0
+#define DTB_ERR_BAD_ARGUMENT (-1)     /* NULL handle or buffer, bad rules/side/plies */
+#define DTB_ERR_INVALID_POSITION (-2) /* impossible position or bad FEN */
+#define DTB_ERR_MISSING_TABLE (-3)    /* a needed table is not in the directory */
+#define DTB_ERR_CORRUPTED_TABLE (-4)  /* a table is damaged or of another rule set */
+#define DTB_ERR_NOT_CACHED (-5)       /* dtb_probe_wdl_if_cached: not in memory */
+#define DTB_ERR_IO (-6)               /* an I/O error */
+#define DTB_ERR_TOO_MANY_PIECES (-7)  /* more pieces than any table */
+#define DTB_ERR_INTERNAL (-8)         /* a bug in the library */
+
+/* Rule sets (the tables of each live in <dir>/fmjd, fmjd-diagonal, pure). */
+#define DTB_RULES_FMJD 0
+#define DTB_RULES_FMJD_DIAGONAL 1
+#define DTB_RULES_PURE 2
+
+/* Sides. */
+#define DTB_WHITE 0
+#define DTB_BLACK 1
+
+/* Values for the side to move. */
+#define DTB_LOSS (-1)
+#define DTB_DRAW 0
+#define DTB_WIN 1
+
+/* plies_left: the counted ending was just entered. */
+#define DTB_PLIES_FRESH (-1)
+
+/* A buffer of this size always holds a move in PDN. */
+#define DTB_MOVE_BUFFER 64
+
+typedef struct DtbTablebase dtb_tablebase;
+
+/*
+ * Opens the tables of `rules` under directory `dir` (tables are read
+ * lazily, on first use). `cache_bytes` bounds the memory for decoded blocks
+ * (0: 64 MiB). Returns NULL on a bad argument (see dtb_last_error).
+ * Ownership: the caller owns the handle and frees it with dtb_close.
+ * Threads: may be called from any thread.
+ */
+dtb_tablebase *dtb_open(const char *dir, int rules, uint64_t cache_bytes);
+
+/*
+ * Closes a handle from dtb_open and frees its memory (NULL is ignored).
+ * Threads: no other call may use `tb` during or after this call.
+ */
+void dtb_close(dtb_tablebase *tb);
+
+/*
+ * Win/draw/loss for the side to move into *wdl (required).
+ * plies_left: 0..32, or DTB_PLIES_FRESH.
+ * Threads: safe to call concurrently on one handle.
+ */
+int dtb_probe_wdl(const dtb_tablebase *tb, uint64_t white, uint64_t black, uint64_t kings,
+                  int side_to_move, int plies_left, int *wdl);
+
+/* dtb_probe_wdl for a position in PDN (`fen` borrowed). Thread-safe. */
+int dtb_probe_wdl_fen(const dtb_tablebase *tb, const char *fen, int plies_left, int *wdl);
+
+/*
+ * Like dtb_probe_wdl, but answers only from memory already decoded, never
+ * reading a file (for use deep in a search): DTB_ERR_NOT_CACHED otherwise.
+ * Thread-safe.
+ */
+int dtb_probe_wdl_if_cached(const dtb_tablebase *tb, uint64_t white, uint64_t black,
+                            uint64_t kings, int side_to_move, int plies_left, int *wdl);
+
+/*
+ * The stored result and its distance: *wdl (optional) the result when
+ * enough plies are left; *plies (optional) the distance: in the counted
+ * endings the smallest plies_left at which the result holds (under
+ * DTB_RULES_PURE the plies to the result within the lone-king endings), -1
+ * for draws and for materials whose tables keep no distance.
+ * Thread-safe.
+ */
+int dtb_probe_distance(const dtb_tablebase *tb, uint64_t white, uint64_t black, uint64_t kings,
+                       int side_to_move, int *wdl, int *plies);
+
+/* dtb_probe_distance for a position in PDN (`fen` borrowed). Thread-safe. */
+int dtb_probe_distance_fen(const dtb_tablebase *tb, const char *fen, int *wdl, int *plies);
+
+/*
+ * A best move: for distance tables a shortest win or longest defence, for
+ * WLD tables a move that keeps the value. The move is written in PDN
+ * (e.g. "32-28", "28x39") as a NUL-terminated string into `buf` (required,
+ * `buf_len` bytes; DTB_MOVE_BUFFER always suffices). *wdl (optional): the
+ * result the move leads to for the side to move; *plies (optional): its
+ * distance or -1. DTB_ERR_INVALID_POSITION if there is no legal move.
+ * Thread-safe.
+ */
+int dtb_best_move(const dtb_tablebase *tb, uint64_t white, uint64_t black, uint64_t kings,
+                  int side_to_move, int plies_left, char *buf, size_t buf_len, int *wdl,
+                  int *plies);
+
+/* dtb_best_move for a position in PDN (`fen` borrowed). Thread-safe. */
+int dtb_best_move_fen(const dtb_tablebase *tb, const char *fen, int plies_left, char *buf,
+                      size_t buf_len, int *wdl, int *plies);
+
+/*
+ * The largest N such that the table of every material of up to N pieces is
+ * in the directory (0 if none), -1 for a NULL handle. Reads the directory
+ * listing. Thread-safe.
+ */
+int dtb_max_pieces(const dtb_tablebase *tb);
+
+/*
+ * The message of the last failed call on the calling thread ("" if none).
+ * Ownership: the library owns the string; it stays valid until the next
+ * dtb call on the same thread. Thread-safe (one message per thread).
+ */
+const char *dtb_last_error(void);
+
+/* The library version, e.g. "0.1.0" (static storage). Thread-safe. */
+const char *dtb_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTB_H */
