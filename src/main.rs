@@ -4,6 +4,7 @@
 
 mod commands;
 mod exit;
+mod report;
 
 use clap::{Parser, Subcommand};
 
@@ -23,6 +24,8 @@ enum Command {
     Probe(commands::probe::Args),
     /// Check checksums, the manifest and every stored value.
     Verify(commands::verify::Args),
+    /// Explore the tables in a browser (and serve the probe as an HTTP API).
+    Serve(commands::serve::Args),
     /// List the tables of a directory with sizes and statistics.
     Info(commands::info::Args),
     /// Count move sequences (perft) to check the move generator.
@@ -67,6 +70,7 @@ fn main() {
         Command::Gen(args) => commands::gen::run(args),
         Command::Probe(args) => commands::probe::run(args),
         Command::Verify(args) => commands::verify::run(args),
+        Command::Serve(args) => commands::serve::run(args),
         Command::Info(args) => commands::info::run(args),
         Command::Perft(args) => commands::perft::run(args),
     };

@@ -5,4 +5,5 @@ pub mod gen;
 pub mod info;
 pub mod perft;
 pub mod probe;
+pub mod serve;
 pub mod verify;

@@ -2,12 +2,12 @@
 
 use std::io::BufRead;
 
-use probe::{Material, MoveValue, Tablebase, Wdl};
-use rules::Position;
-use serde_json::{json, Value};
+use probe::{Tablebase, Wdl};
+use serde_json::json;
 
 use crate::commands::common::{parse_position, TableArgs};
 use crate::exit::{CliError, CliResult};
+use crate::report::{answer, to_json, Answer};
 
 /// Flags of `dtb probe`.
 #[derive(clap::Args)]
@@ -23,43 +23,6 @@ pub struct Args {
     json: bool,
     /// The position in PDN, or `-` to read one per line from stdin.
     fen: String,
-}
-
-struct Answer {
-    fen: String,
-    wdl: Wdl,
-    plies: Option<u32>,
-    moves: Vec<(String, MoveValue)>,
-    counted: Option<rules::CountedEnding>,
-}
-
-fn answer(tb: &Tablebase, pos: &Position, plies_left: Option<u8>) -> Result<Answer, CliError> {
-    let probe = tb.probe_counted(pos, plies_left)?;
-    let moves = tb
-        .move_values(pos, plies_left)?
-        .into_iter()
-        .map(|m| (pos.move_to_pdn(&m.mv), m))
-        .collect();
-    Ok(Answer {
-        fen: pos.to_string(),
-        wdl: probe.wdl,
-        plies: probe.plies,
-        moves,
-        counted: Material::of(pos).counted_ending(),
-    })
-}
-
-fn to_json(a: &Answer) -> Value {
-    json!({
-        "fen": a.fen,
-        "result": a.wdl.as_str(),
-        "plies": a.plies,
-        "moves": a.moves.iter().map(|(text, m)| json!({
-            "move": text,
-            "result": m.wdl.as_str(),
-            "plies": m.plies,
-        })).collect::<Vec<_>>(),
-    })
 }
 
 fn verdict(wdl: Wdl, plies: Option<u32>) -> String {
