@@ -133,6 +133,45 @@ unsafe fn tablebase<'a>(tb: *const DtbTablebase) -> Result<&'a Tablebase, c_int>
     Ok(unsafe { &(*tb).tb })
 }
 
+/// Runs `f` on the tablebase and the position given as masks, inside the
+/// panic guard.
+unsafe fn with_masks(
+    tb: *const DtbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    side_to_move: c_int,
+    f: impl FnOnce(&Tablebase, &Position) -> c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase`.
+        let tb = match unsafe { tablebase(tb) } {
+            Ok(t) => t,
+            Err(c) => return c,
+        };
+        match position(white, black, kings, side_to_move) {
+            Ok(p) => f(tb, &p),
+            Err(c) => c,
+        }
+    })
+}
+
+/// Runs `f` on the tablebase and the position given as FEN text, inside
+/// the panic guard.
+unsafe fn with_fen(
+    tb: *const DtbTablebase,
+    fen: *const c_char,
+    f: impl FnOnce(&Tablebase, &Position) -> c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: see `tablebase` and `fen_position`.
+        match unsafe { (tablebase(tb), fen_position(fen)) } {
+            (Ok(t), Ok(p)) => f(t, &p),
+            (Err(c), _) | (_, Err(c)) => c,
+        }
+    })
+}
+
 /// Opens the tables of `rules` (0 fmjd, 1 fmjd-diagonal, 2 pure) under
 /// `dir`. NULL on error (see `dtb_last_error`).
 #[no_mangle]
@@ -240,17 +279,12 @@ pub unsafe extern "C" fn dtb_probe_wdl(
     plies_left: c_int,
     wdl: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: see `tablebase`.
-        let tb = match unsafe { tablebase(tb) } {
-            Ok(t) => t,
-            Err(c) => return c,
-        };
-        match position(white, black, kings, side_to_move) {
-            Ok(p) => wdl_call(tb, &p, plies_left, false, wdl),
-            Err(c) => c,
-        }
-    })
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe {
+        with_masks(tb, white, black, kings, side_to_move, |tb, p| {
+            wdl_call(tb, p, plies_left, false, wdl)
+        })
+    }
 }
 
 /// `dtb_probe_wdl` for a position in PDN.
@@ -261,14 +295,8 @@ pub unsafe extern "C" fn dtb_probe_wdl_fen(
     plies_left: c_int,
     wdl: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: see `tablebase` and `fen_position`.
-        let (tb, pos) = match unsafe { (tablebase(tb), fen_position(fen)) } {
-            (Ok(t), Ok(p)) => (t, p),
-            (Err(c), _) | (_, Err(c)) => return c,
-        };
-        wdl_call(tb, &pos, plies_left, false, wdl)
-    })
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe { with_fen(tb, fen, |tb, p| wdl_call(tb, p, plies_left, false, wdl)) }
 }
 
 /// Like `dtb_probe_wdl`, answering only from memory already decoded;
@@ -283,17 +311,12 @@ pub unsafe extern "C" fn dtb_probe_wdl_if_cached(
     plies_left: c_int,
     wdl: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: see `tablebase`.
-        let tb = match unsafe { tablebase(tb) } {
-            Ok(t) => t,
-            Err(c) => return c,
-        };
-        match position(white, black, kings, side_to_move) {
-            Ok(p) => wdl_call(tb, &p, plies_left, true, wdl),
-            Err(c) => c,
-        }
-    })
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe {
+        with_masks(tb, white, black, kings, side_to_move, |tb, p| {
+            wdl_call(tb, p, plies_left, true, wdl)
+        })
+    }
 }
 
 fn distance_call(tb: &Tablebase, pos: &Position, wdl: *mut c_int, plies: *mut c_int) -> c_int {
@@ -321,17 +344,12 @@ pub unsafe extern "C" fn dtb_probe_distance(
     wdl: *mut c_int,
     plies: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: see `tablebase`.
-        let tb = match unsafe { tablebase(tb) } {
-            Ok(t) => t,
-            Err(c) => return c,
-        };
-        match position(white, black, kings, side_to_move) {
-            Ok(p) => distance_call(tb, &p, wdl, plies),
-            Err(c) => c,
-        }
-    })
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe {
+        with_masks(tb, white, black, kings, side_to_move, |tb, p| {
+            distance_call(tb, p, wdl, plies)
+        })
+    }
 }
 
 /// `dtb_probe_distance` for a position in PDN.
@@ -342,14 +360,8 @@ pub unsafe extern "C" fn dtb_probe_distance_fen(
     wdl: *mut c_int,
     plies: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: see `tablebase` and `fen_position`.
-        let (tb, pos) = match unsafe { (tablebase(tb), fen_position(fen)) } {
-            (Ok(t), Ok(p)) => (t, p),
-            (Err(c), _) | (_, Err(c)) => return c,
-        };
-        distance_call(tb, &pos, wdl, plies)
-    })
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe { with_fen(tb, fen, |tb, p| distance_call(tb, p, wdl, plies)) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -412,17 +424,12 @@ pub unsafe extern "C" fn dtb_best_move(
     wdl: *mut c_int,
     plies: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: see `tablebase`.
-        let tb = match unsafe { tablebase(tb) } {
-            Ok(t) => t,
-            Err(c) => return c,
-        };
-        match position(white, black, kings, side_to_move) {
-            Ok(p) => best_move_call(tb, &p, plies_left, buf, buf_len, wdl, plies),
-            Err(c) => c,
-        }
-    })
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe {
+        with_masks(tb, white, black, kings, side_to_move, |tb, p| {
+            best_move_call(tb, p, plies_left, buf, buf_len, wdl, plies)
+        })
+    }
 }
 
 /// `dtb_best_move` for a position in PDN.
@@ -436,14 +443,12 @@ pub unsafe extern "C" fn dtb_best_move_fen(
     wdl: *mut c_int,
     plies: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: see `tablebase` and `fen_position`.
-        let (tb, pos) = match unsafe { (tablebase(tb), fen_position(fen)) } {
-            (Ok(t), Ok(p)) => (t, p),
-            (Err(c), _) | (_, Err(c)) => return c,
-        };
-        best_move_call(tb, &pos, plies_left, buf, buf_len, wdl, plies)
-    })
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe {
+        with_fen(tb, fen, |tb, p| {
+            best_move_call(tb, p, plies_left, buf, buf_len, wdl, plies)
+        })
+    }
 }
 
 /// The largest N such that every table of up to N pieces is present (0 if

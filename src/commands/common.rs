@@ -30,3 +30,26 @@ pub fn parse_position(text: &str) -> Result<rules::Position, CliError> {
     text.parse()
         .map_err(|e| CliError::bad_input(format!("bad FEN {:?}: {e}", text.trim())))
 }
+
+/// `--threads` and `--quiet`, for the commands that do long work.
+#[derive(clap::Args, Clone, Debug)]
+pub struct WorkArgs {
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("--threads must be a number of at least 1".into()),
+    }
+}
+
+/// A material name on the command line, e.g. `KKM-K`.
+pub fn parse_material(s: &str) -> Result<format::Material, String> {
+    s.parse::<format::Material>().map_err(|e| e.to_string())
+}

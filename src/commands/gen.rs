@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use format::Material;
 use gen::{generate, GenOptions};
 
-use crate::commands::common::TableArgs;
+use crate::commands::common::{parse_material, TableArgs, WorkArgs};
 use crate::exit::{CliError, CliResult};
 
 /// Flags of `dtb gen`.
@@ -16,28 +16,18 @@ pub struct Args {
     /// Build every material with up to this many pieces.
     #[arg(long, default_value_t = 4)]
     pieces: u32,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// No progress bars.
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    work: WorkArgs,
     /// Machine-readable summary.
     #[arg(long)]
     json: bool,
     /// Build these materials (and what they depend on) instead, e.g. KKM-K.
-    materials: Vec<String>,
+    #[arg(value_parser = parse_material)]
+    materials: Vec<Material>,
 }
 
 pub fn run(args: Args) -> CliResult {
-    let materials = args
-        .materials
-        .iter()
-        .map(|m| m.parse::<Material>().map_err(CliError::bad_input))
-        .collect::<Result<Vec<_>, _>>()?;
-    if args.threads == Some(0) {
-        return Err(CliError::bad_input("--threads must be at least 1"));
-    }
+    let materials = args.materials;
     if !(2..=probe::MAX_TABLE_PIECES).contains(&args.pieces) {
         return Err(CliError::bad_input(format!(
             "--pieces must be between 2 and {}",
@@ -46,8 +36,8 @@ pub fn run(args: Args) -> CliResult {
     }
     let options = GenOptions {
         materials,
-        threads: args.threads,
-        quiet: args.quiet || args.json || !std::io::stderr().is_terminal(),
+        threads: args.work.threads,
+        quiet: args.work.quiet || args.json || !std::io::stderr().is_terminal(),
         ..GenOptions::new(args.tables.dir.clone(), args.tables.rule_set, args.pieces)
     };
     let report = generate(&options)?;

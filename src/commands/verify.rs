@@ -8,7 +8,7 @@ use gen::{manifest, verify, VerifyOptions};
 use probe::table_dir;
 use serde_json::json;
 
-use crate::commands::common::TableArgs;
+use crate::commands::common::{parse_material, TableArgs, WorkArgs};
 use crate::exit::{CliError, CliResult, CORRUPTED_TABLE};
 
 /// Flags of `dtb verify`.
@@ -16,28 +16,18 @@ use crate::exit::{CliError, CliResult, CORRUPTED_TABLE};
 pub struct Args {
     #[command(flatten)]
     tables: TableArgs,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// No progress bars.
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    work: WorkArgs,
     /// Machine-readable report.
     #[arg(long)]
     json: bool,
     /// Verify only these materials (default: every table in the folder).
-    materials: Vec<String>,
+    #[arg(value_parser = parse_material)]
+    materials: Vec<Material>,
 }
 
 pub fn run(args: Args) -> CliResult {
-    let materials = args
-        .materials
-        .iter()
-        .map(|m| m.parse::<Material>().map_err(CliError::bad_input))
-        .collect::<Result<Vec<_>, _>>()?;
-    if args.threads == Some(0) {
-        return Err(CliError::bad_input("--threads must be at least 1"));
-    }
+    let materials = args.materials;
     let dir = table_dir(&args.tables.dir, args.tables.rule_set);
     if !dir.is_dir() {
         return Err(CliError::new(
@@ -53,8 +43,8 @@ pub fn run(args: Args) -> CliResult {
         dir: args.tables.dir.clone(),
         rule_set: args.tables.rule_set,
         materials,
-        threads: args.threads,
-        quiet: args.quiet || args.json || !std::io::stderr().is_terminal(),
+        threads: args.work.threads,
+        quiet: args.work.quiet || args.json || !std::io::stderr().is_terminal(),
     };
     let checks = verify(&options)?;
     let bad_tables = checks.iter().filter(|c| !c.ok()).count();
