@@ -6,6 +6,9 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use bitvec::field::BitField;
+use bitvec::prelude::{BitVec, Lsb0};
+
 use crate::error::FormatError;
 use crate::header::{Header, TableStats, HEADER_LEN};
 use crate::index::MaterialIndex;
@@ -72,7 +75,10 @@ pub struct TableWriter {
     offsets: Vec<u64>,
     crcs: Vec<u32>,
     body_crc: crc32fast::Hasher,
+    /// The uncompressed stream of the current block: distance bytes, or
+    /// WLD codes packed two bits each (position `i` in bits `2i, 2i+1`).
     raw: Vec<u8>,
+    codes: BitVec<u8, Lsb0>,
     in_block: u32,
     written: u64,
     last: u8,
@@ -106,6 +112,7 @@ impl TableWriter {
             crcs: Vec::new(),
             body_crc: crc32fast::Hasher::new(),
             raw: Vec::new(),
+            codes: BitVec::new(),
             in_block: 0,
             written: 0,
             last: match spec.value_kind {
@@ -133,11 +140,9 @@ impl TableWriter {
                 if v > 2 {
                     return Err(FormatError::Writer(format!("WLD code {v} out of range")));
                 }
-                let slot = (self.in_block % 4) as usize;
-                if slot == 0 {
-                    self.raw.push(0);
-                }
-                *self.raw.last_mut().expect("pushed") |= v << (2 * slot);
+                let at = self.codes.len();
+                self.codes.resize(at + 2, false);
+                self.codes[at..].store_le::<u8>(v);
             }
             ValueKind::Distance => self.raw.push(v),
         }
@@ -161,6 +166,11 @@ impl TableWriter {
     fn flush_block(&mut self) -> Result<(), FormatError> {
         if self.in_block == 0 {
             return Ok(());
+        }
+        if self.spec.value_kind == ValueKind::Wdl {
+            self.raw.clear();
+            self.raw.extend_from_slice(self.codes.as_raw_slice());
+            self.codes.clear();
         }
         let compressed = self
             .compressor
