@@ -268,7 +268,14 @@ impl Tablebase {
             return self.resolve_captures(pos, &pos.legal_moves(), mode);
         }
         let (material, normal) = table_position(pos);
-        let table = self.table(material)?;
+        let table = match mode {
+            Mode::Load => self.table(material)?,
+            // Opening a table reads its header and index: not in memory yet.
+            Mode::CachedOnly => match self.slots.get(slot(material)).and_then(|c| c.get()) {
+                Some(t) if material.pieces() <= MAX_TABLE_PIECES => t,
+                _ => return Ok(None),
+            },
+        };
         let index = table.index.rank(&normal);
         match self.stored(table, index, mode)? {
             Some(byte) => Ok(Some(Self::decode(table, byte)?)),
