@@ -127,9 +127,8 @@ impl<B: AsRef<[u8]>> TableReader<B> {
             )));
         }
         if self.header.value_kind == ValueKind::Wdl {
-            let bad = out
-                .iter()
-                .any(|byte| (0..4).any(|s| (byte >> (2 * s)) & 3 == 3));
+            // A code 3 has both bits of its pair set.
+            let bad = out.iter().any(|b| b & (b >> 1) & 0x55 != 0);
             if bad {
                 return Err(FormatError::Corrupt(format!(
                     "block {block} holds an invalid WLD code"
