@@ -178,6 +178,20 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
     }
     let dir = table_dir(&options.dir, options.rule_set);
     std::fs::create_dir_all(&dir).map_err(|e| GenError::io(&dir, e))?;
+    // One generator per folder: a second would clash on the temporary
+    // files (and remove the first one's). The lock goes with the process.
+    let lock_path = dir.join(".dtb-gen.lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| GenError::io(&lock_path, e))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(GenError::BadOptions(format!(
+                "another dtb gen is building tables in {}",
+                dir.display()
+            )))
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(GenError::io(&lock_path, e)),
+    }
     remove_partials(&dir)?;
     let mut report = GenReport::default();
     let materials = plan(options);
