@@ -191,6 +191,7 @@ fn killed_generation_resumes_to_identical_files() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
+    names.retain(|n| n != ".dtb-gen.lock");
     assert!(
         names
             .iter()
@@ -204,6 +205,31 @@ fn killed_generation_resumes_to_identical_files() {
         assert!(a == b, "{m} differs from an uninterrupted build");
     }
     assert!(dtb(&["verify", "--quiet", "--dir", d]).status.success());
+}
+
+#[test]
+fn one_generator_per_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let mut first = Command::new(common::dtb())
+        .args(["gen", "--quiet", "--pieces", "4", "--dir", d])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let second = dtb(&["gen", "--quiet", "--pieces", "4", "--dir", d]);
+    let _ = first.kill();
+    let _ = first.wait();
+    assert_eq!(
+        second.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(String::from_utf8_lossy(&second.stderr).contains("another dtb gen"));
+    // The lock goes with the process.
+    assert!(dtb(&["gen", "--quiet", "--pieces", "2", "--dir", d])
+        .status
+        .success());
 }
 
 #[test]

@@ -157,7 +157,7 @@ impl Header {
             return Err(corrupt("unknown compression code"));
         }
         let positions_per_block = u32_at(b, 20);
-        if positions_per_block == 0 || positions_per_block % 4 != 0 {
+        if positions_per_block == 0 || !positions_per_block.is_multiple_of(4) {
             return Err(corrupt("block size must be a positive multiple of 4"));
         }
         let position_count = u64_at(b, 24);

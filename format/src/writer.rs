@@ -89,7 +89,7 @@ pub struct TableWriter {
 impl TableWriter {
     /// Starts writing the table that will appear at `path`.
     pub fn create(path: &Path, spec: TableSpec) -> Result<TableWriter, FormatError> {
-        if spec.positions_per_block == 0 || spec.positions_per_block % 4 != 0 {
+        if spec.positions_per_block == 0 || !spec.positions_per_block.is_multiple_of(4) {
             return Err(FormatError::Writer(
                 "block size must be a positive multiple of 4".into(),
             ));
