@@ -36,3 +36,13 @@ mod tablebase;
 pub use error::ProbeError;
 pub use format::{Material, RuleSet, TableValue, Wdl};
 pub use tablebase::{table_dir, MoveValue, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
+
+#[cfg(test)]
+mod tests {
+    /// One tablebase is shared by all search threads.
+    #[test]
+    fn tablebase_is_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<crate::Tablebase>();
+    }
+}
