@@ -10,10 +10,33 @@ use gen::{generate, GenOptions};
 use probe::{Tablebase, Wdl};
 use rules::Position;
 
-/// `target/<profile>`, where cargo put `libdtb.a`.
-fn target_dir() -> PathBuf {
+/// `libdtb.a`: next to this test's dependencies when cargo built it (after
+/// `cargo build -p draughts-tb-c`), else built here with a nested cargo in
+/// a target folder of its own (`cargo test` alone builds only the rlib).
+fn static_library(root: &Path) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
+    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    let beside = profile_dir.join("libdtb.a");
+    if beside.exists() {
+        return beside;
+    }
+    let target = profile_dir.parent().unwrap().join("c-api");
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "draughts-tb-c",
+            "--lib",
+            "--target-dir",
+        ])
+        .arg(&target)
+        .current_dir(root)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building libdtb.a failed");
+    target.join("release").join("libdtb.a")
 }
 
 fn wdl_int(w: Wdl) -> i32 {
@@ -30,7 +53,7 @@ fn c_example_agrees_with_the_rust_api() {
         .parent()
         .unwrap()
         .to_path_buf();
-    let lib = target_dir().join("libdtb.a");
+    let lib = static_library(&root);
     assert!(lib.exists(), "{} not built", lib.display());
     let dir = tempfile::tempdir().unwrap();
     let names: Vec<Material> = ["KKM-K", "KM-KM"]
