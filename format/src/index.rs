@@ -76,6 +76,11 @@ fn colex_unrank(mut rank: u64, k: u32, n: u32) -> u64 {
     let mut mask = 0;
     let mut hi = n as usize; // exclusive upper bound of the next member
     for i in (1..=k as usize).rev() {
+        if i == 1 {
+            // C(c, 1) = c: the smallest member is the rank left.
+            mask |= 1u64 << rank;
+            break;
+        }
         // The largest c < hi with C(c, i) <= rank, by binary search
         // (C(c, i) grows with c; C(i-1, i) = 0 <= rank always).
         let (mut lo, mut top) = (i - 1, hi - 1);
