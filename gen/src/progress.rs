@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// Progress of one material pair.
 pub struct Progress {
@@ -22,9 +22,15 @@ impl Progress {
         };
         bar.set_style(
             ProgressStyle::with_template(
-                "{prefix:>12} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta} {msg}",
+                "{prefix:>12} [{bar:30}] {human_pos}/{human_len} {rate} ETA {eta} {msg}",
             )
             .expect("valid template")
+            .with_key(
+                "rate",
+                |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.2} M positions/s", state.per_sec() / 1e6);
+                },
+            )
             .progress_chars("=> "),
         );
         bar.set_prefix(name.to_string());
