@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod level_queue;
 pub mod manifest;
 mod output;
 mod progress;
@@ -45,6 +46,15 @@ pub struct GenOptions {
     pub quiet: bool,
     /// Bytes of decoded blocks the reader of smaller tables may keep.
     pub cache_bytes: u64,
+    /// Bytes the solver may spend on its lists of positions by level (8
+    /// per entry) beside its 4 bytes per position; a level that does not
+    /// fit is found by a sweep over the positions instead (slower, same
+    /// tables).
+    pub queue_bytes: u64,
+    /// Bytes of smaller tables decoded whole into memory while a material
+    /// is solved (one per position; the smallest first); the others are
+    /// read through the block cache.
+    pub preload_bytes: u64,
 }
 
 impl GenOptions {
@@ -58,6 +68,8 @@ impl GenOptions {
             threads: None,
             quiet: true,
             cache_bytes: 256 << 20,
+            queue_bytes: 2 << 30,
+            preload_bytes: 4 << 30,
         }
     }
 }
@@ -194,6 +206,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
     }
     remove_partials(&dir)?;
     let mut report = GenReport::default();
+    let queue_budget = usize::try_from(options.queue_bytes / 8).unwrap_or(usize::MAX);
     let materials = plan(options);
     for &m in &materials {
         if m > m.mirrored() && materials.contains(&m.mirrored()) {
@@ -217,8 +230,8 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         let pair_start = Instant::now();
         let progress = Progress::new(&m.to_string(), positions, options.quiet);
         // A fresh reader per pair, with the tables its moves lead to
-        // decoded in memory: lookups are array reads, and the memory goes
-        // when the pair is done.
+        // decoded in memory (smallest first, within the budget): lookups
+        // are array reads, and the memory goes when the pair is done.
         let tb = Tablebase::open_with(
             &options.dir,
             options.rule_set,
@@ -226,10 +239,18 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
                 cache_bytes: options.cache_bytes,
             },
         );
-        for exit in m.exits() {
-            tb.preload(exit)?;
+        let mut exits = m.exits();
+        exits.sort_by_key(|e| MaterialIndex::new(*e).count());
+        let mut preloaded = 0u64;
+        for exit in exits {
+            // One byte per position once decoded.
+            let bytes = MaterialIndex::new(exit).count();
+            if preloaded + bytes <= options.preload_bytes {
+                tb.preload(exit)?;
+                preloaded += bytes;
+            }
         }
-        let solved = solver::solve(&tb, options.rule_set, m, &progress)?;
+        let solved = solver::solve(&tb, options.rule_set, m, &progress, queue_budget)?;
         progress.message("writing");
         let seconds = pair_start.elapsed().as_secs_f64();
         for side in &solved.sides {

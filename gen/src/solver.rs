@@ -21,11 +21,14 @@
 //!    hold there is a draw.
 //! 3. What is never settled is drawn.
 //!
-//! Per position one 32-bit cell (a state byte, a counter byte and a byte
-//! of exit information side by side, so that a predecessor costs one
-//! memory access), and the lists of positions settled at each level.
+//! Per position one 32-bit cell (a state byte, a counter byte, a byte of
+//! exit information and the level of a possible exit win side by side, so
+//! that a predecessor costs one memory access), and the lists of positions
+//! settled at each level, within a budget (see [`crate::level_queue`]):
+//! a level whose list would not fit is found by a sweep over the cells.
 
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use format::{
     child_view, plies_cap, ChildView, Material, MaterialIndex, RuleSet, TableValue, UnrankCursor,
@@ -36,6 +39,7 @@ use rayon::prelude::*;
 use rules::{Color, CountedEnding, Move, Position, SquareSet};
 
 use crate::error::GenError;
+use crate::level_queue::{LevelQueue, LevelWork, FIRST_UNSCANNABLE};
 use crate::progress::Progress;
 
 /// State byte: not settled yet.
@@ -85,7 +89,9 @@ pub(crate) struct Side {
     pub(crate) material: Material,
     pub(crate) index: MaterialIndex,
     pub(crate) class: Option<CountedEnding>,
-    /// Per position: state (bits 0-7), counter (8-15), exit (16-23).
+    /// Per position: state (bits 0-7), counter (8-15), exit (16-23), the
+    /// level at which an exit wins if nothing settles it earlier (24-31;
+    /// 0: none, or a level too high to scan for).
     cells: Vec<AtomicU32>,
 }
 
@@ -102,8 +108,11 @@ impl Side {
         (self.cells[i].load(Ordering::Relaxed) >> 16) as u8
     }
 
-    fn init(&self, i: usize, state: u8, counter: u8, exit: u8) {
-        let v = state as u32 | (counter as u32) << 8 | (exit as u32) << 16;
+    fn init(&self, i: usize, init: &Initial) {
+        let v = init.state as u32
+            | (init.counter as u32) << 8
+            | (init.exit as u32) << 16
+            | (init.candidate as u32) << 24;
         self.cells[i].store(v, Ordering::Relaxed);
     }
 
@@ -166,8 +175,23 @@ struct Initial {
     state: u8,
     counter: u8,
     exit: u8,
+    /// The level of an exit win, for the cell's candidate byte.
+    candidate: u8,
     /// (level, entry) to queue.
     queue: Option<(u32, u64)>,
+}
+
+/// Locks the queue; a worker that panicked has already failed the run, so
+/// a poisoned lock is taken as it is.
+fn lock(queue: &Mutex<LevelQueue>) -> MutexGuard<'_, LevelQueue> {
+    queue
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The entry of position `i` of side `side` in a level list.
+fn entry_of(side: usize, i: usize) -> u64 {
+    ((side as u64) << 63) | i as u64
 }
 
 impl<'a> Solver<'a> {
@@ -207,10 +231,10 @@ impl<'a> Solver<'a> {
                     // WLD tables keep no distance: a capture position is
                     // one ply from settled values.
                     let level = d.map_or(1, u32::from);
-                    let code = if wdl == Wdl::Win {
-                        win_code(level.max(1))
+                    let (level, code) = if wdl == Wdl::Win {
+                        (level.max(1), win_code(level.max(1)))
                     } else {
-                        loss_code(level)
+                        (level, loss_code(level))
                     };
                     (code, Some((level, entry)))
                 }
@@ -219,6 +243,7 @@ impl<'a> Solver<'a> {
                 state,
                 counter: 0,
                 exit: CAPTURE,
+                candidate: 0,
                 queue,
             });
         }
@@ -228,6 +253,7 @@ impl<'a> Solver<'a> {
                 state: loss_code(0),
                 counter: 0,
                 exit: 0,
+                candidate: 0,
                 queue: Some((0, entry)),
             });
         }
@@ -270,9 +296,13 @@ impl<'a> Solver<'a> {
             state: UNKNOWN,
             counter,
             exit,
+            candidate: 0,
             queue: None,
         };
         if let Some(w) = best_exit_win {
+            if ((w + 1) as usize) < FIRST_UNSCANNABLE {
+                init.candidate = (w + 1) as u8;
+            }
             init.queue = Some((w + 1, entry | CANDIDATE));
         } else if inside == 0 && can_lose {
             // Every move crowns into a position won for the opponent.
@@ -287,41 +317,31 @@ impl<'a> Solver<'a> {
         Ok(init)
     }
 
-    /// The initial pass over both sides; returns the queue by level.
-    fn initial_pass(&mut self) -> Result<Vec<Vec<u64>>, GenError> {
+    /// The initial pass over both sides: fills the cells and `queue`.
+    fn initial_pass(&self, queue: &Mutex<LevelQueue>) -> Result<(), GenError> {
         const CHUNK: u64 = 4096;
-        let mut queue: Vec<Vec<u64>> = Vec::new();
         for side in 0..self.sides.len() {
             let count = self.sides[side].index.count();
-            let results: Vec<Result<Vec<(u32, u64)>, GenError>> = (0..count.div_ceil(CHUNK))
+            (0..count.div_ceil(CHUNK))
                 .into_par_iter()
-                .map_init(Scratch::default, |scratch, c| {
-                    let start = c * CHUNK;
-                    let end = (start + CHUNK).min(count);
-                    let s = &self.sides[side];
-                    let mut local = Vec::new();
-                    for i in start..end {
-                        let init = self.initial(side, i, scratch)?;
-                        s.init(i as usize, init.state, init.counter, init.exit);
-                        if let Some(q) = init.queue {
-                            local.push(q);
+                .try_for_each_init(
+                    || (Scratch::default(), Vec::new()),
+                    |(scratch, local), c| {
+                        let start = c * CHUNK;
+                        let end = (start + CHUNK).min(count);
+                        let s = &self.sides[side];
+                        for i in start..end {
+                            let init = self.initial(side, i, scratch)?;
+                            s.init(i as usize, &init);
+                            local.extend(init.queue);
                         }
-                    }
-                    self.progress.advance(end - start);
-                    Ok(local)
-                })
-                .collect();
-            for r in results {
-                for (level, entry) in r? {
-                    let level = level as usize;
-                    if queue.len() <= level {
-                        queue.resize_with(level + 1, Vec::new);
-                    }
-                    queue[level].push(entry);
-                }
-            }
+                        lock(queue).extend(local.drain(..));
+                        self.progress.advance(end - start);
+                        Ok::<(), GenError>(())
+                    },
+                )?;
         }
-        Ok(queue)
+        Ok(())
     }
 
     /// Settles a position that wins at `level` through an exit, unless a
@@ -395,65 +415,110 @@ impl<'a> Solver<'a> {
         }
     }
 
-    fn propagate(&self, mut queue: Vec<Vec<u64>>) -> u32 {
-        let mut level = 0usize;
-        while level < queue.len() {
-            let mut entries = std::mem::take(&mut queue[level]);
+    /// Settles and processes level by level until no level is left;
+    /// returns the number of levels.
+    fn propagate(&self, queue: &Mutex<LevelQueue>) -> u32 {
+        let mut levels = 0;
+        loop {
+            let Some((level, work)) = lock(queue).take() else {
+                break;
+            };
+            levels = level + 1;
             let t0 = std::time::Instant::now();
-            let n0 = entries.len();
-            // Exit wins of this level first: a position reached at this
-            // level both by an exit and by a lost child one level down
-            // must get this level, not the next.
-            entries.par_iter_mut().for_each(|e| {
-                if *e & CANDIDATE != 0 {
-                    *e = if self.settle_candidate(level as u32, *e) {
-                        *e & !CANDIDATE
-                    } else {
-                        SKIP
-                    };
+            let what = match work {
+                LevelWork::List(entries) => {
+                    let n = entries.len();
+                    self.run_list(level, entries, queue);
+                    format!("{n} entries")
+                }
+                LevelWork::Scan => {
+                    self.run_scan(level, queue);
+                    "scanned".to_string()
+                }
+            };
+            self.progress.level(level);
+            if std::env::var_os("DTB_TIMING").is_some() {
+                eprintln!("level {level}: {what}, {:.3}s", t0.elapsed().as_secs_f64());
+            }
+        }
+        levels
+    }
+
+    /// One level from its list.
+    fn run_list(&self, level: u32, mut entries: Vec<u64>, queue: &Mutex<LevelQueue>) {
+        // Exit wins of this level first: a position reached at this level
+        // both by an exit and by a lost child one level down must get this
+        // level, not the next.
+        entries.par_iter_mut().for_each(|e| {
+            if *e & CANDIDATE != 0 {
+                *e = if self.settle_candidate(level, *e) {
+                    *e & !CANDIDATE
+                } else {
+                    SKIP
+                };
+            }
+        });
+        entries.retain(|&e| e != SKIP);
+        entries.par_chunks(2048).for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(scratch, next), chunk| {
+                for &e in chunk {
+                    self.process(level, e, scratch, next);
+                }
+                lock(queue).extend(next.drain(..));
+            },
+        );
+    }
+
+    /// One level by sweeps over the cells: the exit wins of the level
+    /// (candidate byte) first, then every position whose state says it
+    /// was settled at this level.
+    fn run_scan(&self, level: u32, queue: &Mutex<LevelQueue>) {
+        const CHUNK: usize = 1 << 14;
+        debug_assert!((level as usize) < FIRST_UNSCANNABLE);
+        let level_byte = level as u8;
+        // Candidate byte 0 means none: exit wins start at level 1.
+        let candidate_sides = if level == 0 { 0 } else { self.sides.len() };
+        for side in 0..candidate_sides {
+            let s = &self.sides[side];
+            (0..s.len().div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                for i in c * CHUNK..((c + 1) * CHUNK).min(s.len()) {
+                    let v = s.cells[i].load(Ordering::Relaxed);
+                    if (v >> 24) as u8 == level_byte && v as u8 == UNKNOWN {
+                        self.settle_candidate(level, entry_of(side, i));
+                    }
                 }
             });
-            entries.retain(|&e| e != SKIP);
-            let t1 = t0.elapsed().as_secs_f64();
-            if !entries.is_empty() {
-                let found: Vec<Vec<(u32, u64)>> = entries
-                    .par_chunks(2048)
-                    .map_init(Vec::new, |scratch, chunk| {
-                        let mut next = Vec::new();
-                        for &e in chunk {
-                            self.process(level as u32, e, scratch, &mut next);
-                        }
-                        next
-                    })
-                    .collect();
-                for (l, e) in found.into_iter().flatten() {
-                    let l = l as usize;
-                    if queue.len() <= l {
-                        queue.resize_with(l + 1, Vec::new);
-                    }
-                    queue[l].push(e);
-                }
-                self.progress.level(level as u32);
-            }
-            if std::env::var_os("DTB_TIMING").is_some() {
-                eprintln!(
-                    "level {level}: {n0} entries, candidates {t1:.3}s, total {:.3}s",
-                    t0.elapsed().as_secs_f64()
-                );
-            }
-            level += 1;
         }
-        level as u32
+        // Only losses are settled at level 0 (and win_code clamps 0 to 1).
+        let win = (level > 0).then(|| win_code(level));
+        let loss = loss_code(level);
+        for side in 0..self.sides.len() {
+            let s = &self.sides[side];
+            (0..s.len().div_ceil(CHUNK)).into_par_iter().for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(scratch, next), c| {
+                    for i in c * CHUNK..((c + 1) * CHUNK).min(s.len()) {
+                        let state = s.state(i);
+                        if state == loss || Some(state) == win {
+                            self.process(level, entry_of(side, i), scratch, next);
+                        }
+                    }
+                    lock(queue).extend(next.drain(..));
+                },
+            );
+        }
     }
 }
 
 /// Solves `material` and its mirror under `rule_set`, reading smaller
-/// tables through `tb`.
+/// tables through `tb`, with at most `queue_budget` entries in level lists.
 pub(crate) fn solve(
     tb: &Tablebase,
     rule_set: RuleSet,
     material: Material,
     progress: &Progress,
+    queue_budget: usize,
 ) -> Result<Solved, GenError> {
     let mut materials = vec![material];
     if !material.is_symmetric() {
@@ -472,20 +537,22 @@ pub(crate) fn solve(
             })
         })
         .collect::<Result<Vec<Side>, GenError>>()?;
-    let mut solver = Solver {
+    let solver = Solver {
         tb,
         rule_set,
         sides,
         progress,
     };
+    let queue = Mutex::new(LevelQueue::new(queue_budget));
     let t0 = std::time::Instant::now();
-    let queue = solver.initial_pass()?;
+    solver.initial_pass(&queue)?;
     let t1 = t0.elapsed().as_secs_f64();
-    let levels = solver.propagate(queue);
+    let levels = solver.propagate(&queue);
     if std::env::var_os("DTB_TIMING").is_some() {
         eprintln!(
-            "{material}: initial {t1:.2}s propagate {:.2}s levels {levels}",
-            t0.elapsed().as_secs_f64() - t1
+            "{material}: initial {t1:.2}s propagate {:.2}s levels {levels}, {} scanned",
+            t0.elapsed().as_secs_f64() - t1,
+            lock(&queue).scanned_levels()
         );
     }
     Ok(Solved {

@@ -18,6 +18,14 @@ pub struct Args {
     pieces: u32,
     #[command(flatten)]
     work: WorkArgs,
+    /// MiB the solver may spend on its lists of positions by level; levels
+    /// that do not fit are found by sweeps instead (slower, same tables).
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    queue_memory: u64,
+    /// MiB of smaller tables the solver may decode whole into memory
+    /// (the others are read block by block: slower, same tables).
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    preload_memory: u64,
     /// Machine-readable summary.
     #[arg(long)]
     json: bool,
@@ -38,6 +46,8 @@ pub fn run(args: Args) -> CliResult {
         materials,
         threads: args.work.threads,
         quiet: args.work.quiet || args.json || !std::io::stderr().is_terminal(),
+        queue_bytes: args.queue_memory.saturating_mul(1 << 20),
+        preload_bytes: args.preload_memory.saturating_mul(1 << 20),
         ..GenOptions::new(args.tables.dir.clone(), args.tables.rule_set, args.pieces)
     };
     let report = generate(&options)?;
