@@ -206,6 +206,30 @@ fn info_lists_tables() {
     let o = run(&["info", "--dir", dir()]);
     assert!(stdout(&o).contains("KK-K"));
     assert_error(&run(&["info", "--dir", "/nonexistent"]), 3, "/nonexistent");
+    // Named materials only; a named one without a table is missing.
+    let o = run(&["info", "--dir", dir(), "--json", "KK-K"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["positions"], 58800);
+    assert_error(
+        &run(&["info", "--dir", dir(), "KKM-KK"]),
+        3,
+        "missing table KKM-KK",
+    );
+    assert_error(&run(&["info", "--dir", dir(), "KX-K"]), 2, "KX-K");
+}
+
+#[test]
+fn info_reports_a_cut_table_as_corrupted() {
+    let t = tempfile::tempdir().unwrap();
+    let folder = t.path().join("fmjd");
+    std::fs::create_dir(&folder).unwrap();
+    let good = std::fs::read(Path::new(dir()).join("fmjd").join("KK-K.dtb")).unwrap();
+    std::fs::write(folder.join("KK-K.dtb"), &good[..good.len() - 1]).unwrap();
+    let d = t.path().to_str().unwrap();
+    assert_error(&run(&["info", "--dir", d]), 4, "KK-K.dtb");
+    std::fs::write(folder.join("KK-K.dtb"), &good[..40]).unwrap();
+    assert_error(&run(&["info", "--dir", d]), 4, "KK-K.dtb");
 }
 
 #[test]

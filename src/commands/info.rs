@@ -1,10 +1,13 @@
 //! `dtb info`: what tables a directory holds, their sizes and statistics.
 
-use format::{Header, Material, TableReader, TableStats};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use format::{Header, Material, TableStats, HEADER_LEN};
 use probe::table_dir;
 use serde_json::{json, Value};
 
-use crate::commands::common::TableArgs;
+use crate::commands::common::{parse_material, TableArgs};
 use crate::exit::{CliError, CliResult, CORRUPTED_TABLE, FAILURE, MISSING_TABLE};
 
 /// Flags of `dtb info`.
@@ -15,6 +18,34 @@ pub struct Args {
     /// A JSON array, one object per material.
     #[arg(long)]
     json: bool,
+    /// Show only these materials (default: every table in the folder).
+    #[arg(value_parser = parse_material)]
+    materials: Vec<Material>,
+}
+
+/// The header of the table at `path`, checked against the file's length
+/// (only the header is read: `dtb verify` checks the rest).
+fn read_header(path: &Path) -> Result<Header, CliError> {
+    let io = |e: std::io::Error| CliError::new(FAILURE, format!("{}: {e}", path.display()));
+    let corrupted = |what: String| {
+        CliError::new(
+            CORRUPTED_TABLE,
+            format!("corrupted table {}: {what}", path.display()),
+        )
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let length = file.metadata().map_err(io)?.len();
+    let mut bytes = [0u8; HEADER_LEN];
+    file.read_exact(&mut bytes)
+        .map_err(|_| corrupted(format!("{length} bytes, shorter than a header")))?;
+    let header = Header::parse(&bytes).map_err(|e| corrupted(e.to_string()))?;
+    if header.file_length != length {
+        return Err(corrupted(format!(
+            "{length} bytes, the header says {}",
+            header.file_length
+        )));
+    }
+    Ok(header)
 }
 
 fn stats_json(s: &TableStats) -> Value {
@@ -34,7 +65,7 @@ pub fn run(args: Args) -> CliResult {
             format!("{}: {e} (build tables with dtb gen)", dir.display()),
         )
     })?;
-    let mut tables: Vec<(Material, std::path::PathBuf)> = entries
+    let mut tables: Vec<(Material, PathBuf)> = entries
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
@@ -43,17 +74,10 @@ pub fn run(args: Args) -> CliResult {
         })
         .collect();
     tables.sort_by_key(|(m, _)| m.build_key());
-    let mut headers: Vec<(Material, std::path::PathBuf, Header)> = Vec::new();
+    let mut headers: Vec<(Material, PathBuf, Header)> = Vec::new();
     for (m, path) in tables {
-        let bytes = std::fs::read(&path)
-            .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", path.display())))?;
-        let reader = TableReader::new(&bytes[..]).map_err(|e| {
-            CliError::new(
-                CORRUPTED_TABLE,
-                format!("corrupted table {}: {e}", path.display()),
-            )
-        })?;
-        if reader.header().material != m || reader.header().rule_set != args.tables.rule_set {
+        let header = read_header(&path)?;
+        if header.material != m || header.rule_set != args.tables.rule_set {
             return Err(CliError::new(
                 CORRUPTED_TABLE,
                 format!(
@@ -63,7 +87,7 @@ pub fn run(args: Args) -> CliResult {
                 ),
             ));
         }
-        headers.push((m, path, reader.header().clone()));
+        headers.push((m, path, header));
     }
     let stats_of = |m: Material| {
         headers
@@ -71,8 +95,20 @@ pub fn run(args: Args) -> CliResult {
             .find(|(x, _, _)| *x == m)
             .map(|(_, _, h)| h.stats)
     };
+    for m in &args.materials {
+        if stats_of(*m).is_none() {
+            return Err(CliError::new(
+                MISSING_TABLE,
+                format!("missing table {m} in {}", dir.display()),
+            ));
+        }
+    }
+    let shown: Vec<&(Material, PathBuf, Header)> = headers
+        .iter()
+        .filter(|(m, _, _)| args.materials.is_empty() || args.materials.contains(m))
+        .collect();
     if args.json {
-        let out: Vec<Value> = headers
+        let out: Vec<Value> = shown
             .iter()
             .map(|(m, path, h)| {
                 json!({
@@ -112,7 +148,7 @@ pub fn run(args: Args) -> CliResult {
         None => "-".into(),
     };
     let (mut total_pos, mut total_bytes) = (0u64, 0u64);
-    for (m, _, h) in &headers {
+    for (m, _, h) in &shown {
         total_pos += h.position_count;
         total_bytes += h.file_length;
         crate::outln!(
@@ -127,7 +163,7 @@ pub fn run(args: Args) -> CliResult {
     }
     crate::outln!(
         "{} tables in {}: {} positions, {} bytes, {:.3} bits per position",
-        headers.len(),
+        shown.len(),
         dir.display(),
         total_pos,
         total_bytes,
