@@ -69,7 +69,7 @@ impl GenOptions {
             quiet: true,
             cache_bytes: 256 << 20,
             queue_bytes: 2 << 30,
-            preload_bytes: 4 << 30,
+            preload_bytes: 2 << 30,
         }
     }
 }

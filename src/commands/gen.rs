@@ -24,7 +24,7 @@ pub struct Args {
     queue_memory: u64,
     /// MiB of smaller tables the solver may decode whole into memory
     /// (the others are read block by block: slower, same tables).
-    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
     preload_memory: u64,
     /// Machine-readable summary.
     #[arg(long)]
