@@ -54,6 +54,7 @@ pub fn to_json(a: &Answer) -> Value {
             "move": text,
             "result": m.wdl.as_str(),
             "plies": m.plies,
+            "plies_left_after": m.plies_left_after,
             "from": m.mv.from().number(),
             "to": m.mv.to().number(),
             "captures": m.mv.captured().iter().map(|s| s.number()).collect::<Vec<_>>(),

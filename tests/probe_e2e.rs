@@ -59,39 +59,99 @@ fn capture_positions_are_resolved() {
     }
 }
 
-/// The value of every position agrees with the values of its moves, for
-/// every state of the counter.
+/// The value of every position agrees with the values of its moves, and
+/// every move's value with the value of the position it reaches under the
+/// counter the move passes on, for every state of the counter, in every
+/// rule set.
 #[test]
 fn answers_agree_with_their_moves() {
-    let tb = fmjd();
-    for p in sample(
-        &[
-            "KKM-K", "KMM-K", "KKK-K", "KM-K", "KK-K", "K-K", "KM-KM", "MM-M",
-        ],
-        1500,
-        2,
-    ) {
-        let class = Material::of(&p).counted_ending();
-        let plies: Vec<Option<u8>> = match class {
-            Some(c) => (0..=c.plies()).map(Some).chain([None]).collect(),
-            None => vec![None],
-        };
-        for r in plies {
-            let v = tb.probe_counted(&p, r).unwrap();
-            let moves = tb.move_values(&p, r).unwrap();
-            let best = moves.first().map(|m| m.wdl).unwrap_or(Wdl::Loss);
-            if r == Some(0) && !moves.is_empty() {
-                assert_eq!(v.wdl, Wdl::Draw, "{p} with no plies left");
-                continue;
-            }
-            assert_eq!(v.wdl, best, "{p} with {r:?} plies left");
-            if let (Some(d), Some(m)) = (v.plies, moves.first()) {
-                if class.is_some() && v.wdl != Wdl::Draw {
-                    assert_eq!(Some(d), m.plies, "{p} with {r:?} plies left");
-                }
+    for rule_set in RuleSet::ALL {
+        let tb = Tablebase::open(common::tables(rule_set), rule_set);
+        for p in sample(
+            &[
+                "KKM-K", "KMM-K", "KKK-K", "KM-K", "KK-K", "K-K", "KM-KM", "MM-M",
+            ],
+            1500,
+            2,
+        )
+        .into_iter()
+        .chain(lone_kings_on_the_long_diagonal())
+        {
+            let class = Material::of(&p).counted_ending();
+            let plies: Vec<Option<u8>> = match class {
+                Some(c) => (0..=c.plies()).map(Some).chain([None]).collect(),
+                None => vec![None],
+            };
+            for r in plies {
+                check_position_against_moves(&tb, &p, r);
             }
         }
     }
+}
+
+/// Positions of the 16-move endings whose lone king is alone on the long
+/// diagonal: where `fmjd-diagonal` caps the counter.
+fn lone_kings_on_the_long_diagonal() -> Vec<Position> {
+    sample(&["KKM-K", "KMM-K", "KKK-K"], 3000, 3)
+        .into_iter()
+        .filter(rules::lone_king_alone_on_long_diagonal)
+        .collect()
+}
+
+fn check_position_against_moves(tb: &Tablebase, p: &Position, r: Option<u8>) {
+    let rules = tb.rule_set();
+    let v = tb.probe_counted(p, r).unwrap();
+    let moves = tb.move_values(p, r).unwrap();
+    let best = moves.first().map(|m| m.wdl).unwrap_or(Wdl::Loss);
+    let counted = Material::of(p).counted_ending().is_some();
+    if r == Some(0) && !moves.is_empty() && rules.has_move_limits() {
+        assert_eq!(v.wdl, Wdl::Draw, "{rules}: {p} with no plies left");
+        assert!(moves.iter().all(|m| m.wdl == Wdl::Draw), "{rules}: {p}");
+        return;
+    }
+    assert_eq!(v.wdl, best, "{rules}: {p} with {r:?} plies left");
+    if let (Some(d), Some(m)) = (v.plies, moves.first()) {
+        if counted && v.wdl != Wdl::Draw {
+            assert_eq!(Some(d), m.plies, "{rules}: {p} with {r:?} plies left");
+        }
+    }
+    for m in &moves {
+        let child = p.play(&m.mv);
+        if child.pieces(child.side_to_move()).is_empty() {
+            continue;
+        }
+        let after = tb.probe_counted(&child, m.plies_left_after).unwrap();
+        assert_eq!(
+            after.wdl.flipped(),
+            m.wdl,
+            "{rules}: {p} with {r:?} plies left, move {}",
+            p.move_to_pdn(&m.mv)
+        );
+    }
+}
+
+/// Issue 14: under `fmjd-diagonal` a lone king alone on the long diagonal
+/// caps the counter at 10 plies for the moves too, not only for the
+/// position's own value.
+#[test]
+fn move_values_honour_the_long_diagonal_cap() {
+    let tb = Tablebase::open(common::tables(RuleSet::FmjdDiagonal), RuleSet::FmjdDiagonal);
+    let p = pos("B:WK23:BK16,45,K49");
+    assert_eq!(tb.probe_wdl(&p, Some(13)).unwrap(), Wdl::Draw);
+    let moves = tb.move_values(&p, Some(13)).unwrap();
+    assert!(!moves.is_empty());
+    for m in &moves {
+        assert_ne!(
+            m.wdl,
+            Wdl::Win,
+            "{} with 13 plies left",
+            p.move_to_pdn(&m.mv)
+        );
+    }
+    // Under plain fmjd the same counter leaves room for the win.
+    let fmjd = fmjd();
+    let best = fmjd.best_move(&p, Some(13)).unwrap().unwrap();
+    assert_eq!(best.wdl, fmjd.probe_wdl(&p, Some(13)).unwrap());
 }
 
 /// RULES.md: the longest wins are 31 and 29 plies in the 16-move class,

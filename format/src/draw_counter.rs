@@ -181,6 +181,85 @@ pub fn plies_cap(rule_set: RuleSet, class: Option<CountedEnding>, pos: &Position
     Some(class.plies() as u32)
 }
 
+/// The plies the counter allows from `pos` (of class `class`) when
+/// `plies_left` are left on it (`None`: the ending was just entered), with
+/// the position's own cap applied (the long-diagonal cap of
+/// `fmjd-diagonal`); `None` when no count runs.
+pub fn plies_available(
+    rule_set: RuleSet,
+    class: Option<CountedEnding>,
+    pos: &Position,
+    plies_left: Option<u8>,
+) -> Option<u32> {
+    let cap = plies_cap(rule_set, class, pos)?;
+    Some(plies_left.map_or(cap, |r| u32::from(r).min(cap)))
+}
+
+/// What one move is worth to the side that plays it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MoveOutcome {
+    /// The result for the side that plays the move.
+    pub wdl: Wdl,
+    /// Plies to the result through this move, in the counted endings
+    /// (`None` for draws and outside the counted endings).
+    pub plies: Option<u32>,
+}
+
+/// The value of a move from `pos` (of class `class`, `plies_left` on the
+/// counter before the move) into a child seen as `child` (see
+/// [`child_view`]): the move keeps the child's result only if the counter,
+/// capped as [`plies_available`] says, still holds the plies the result
+/// needs after the move. This is the one rule for how a move passes the
+/// count on; [`value_from_children`] applies it to the fresh counter.
+pub fn move_outcome(
+    rule_set: RuleSet,
+    class: Option<CountedEnding>,
+    pos: &Position,
+    plies_left: Option<u8>,
+    child: ChildView,
+) -> MoveOutcome {
+    const DRAWN: MoveOutcome = MoveOutcome {
+        wdl: Wdl::Draw,
+        plies: None,
+    };
+    if child.wdl == Wdl::Draw {
+        return DRAWN;
+    }
+    let needed = child.plies + 1;
+    if plies_available(rule_set, class, pos, plies_left).is_some_and(|r| r < needed) {
+        return DRAWN;
+    }
+    MoveOutcome {
+        wdl: child.wdl.flipped(),
+        plies: class.is_some().then_some(needed),
+    }
+}
+
+/// The plies left on the counter in the position reached by a move from
+/// `parent` (of class `parent_class`, `plies_left` before the move) to
+/// `child`: one fewer inside the counted endings, at most 10 after a
+/// capture from a 16-move into a 5-move ending (and the long-diagonal cap
+/// of the parent), a fresh count when the move enters the counted endings,
+/// `None` when no count runs in the child (outside them, or under `pure`).
+pub fn plies_left_after(
+    rule_set: RuleSet,
+    parent_class: Option<CountedEnding>,
+    parent: &Position,
+    plies_left: Option<u8>,
+    child: &Position,
+) -> Option<u8> {
+    let child_class = Material::of(child).counted_ending()?;
+    if !rule_set.has_move_limits() {
+        return None;
+    }
+    let fresh = u32::from(child_class.plies());
+    let after = match plies_available(rule_set, parent_class, parent, plies_left) {
+        Some(r) => r.saturating_sub(1).min(fresh),
+        None => fresh,
+    };
+    Some(after as u8)
+}
+
 /// The value of a position (of class `class`) from the views of all its
 /// children, one per legal move: won in `1 + min` plies if some child is
 /// lost, lost in `1 + max` if every child is won (in 0 with no move at

@@ -27,7 +27,8 @@ mod value;
 mod writer;
 
 pub use draw_counter::{
-    child_view, finish_value, plies_cap, value_from_children, value_kind, ChildView, TableValue,
+    child_view, finish_value, move_outcome, plies_available, plies_cap, plies_left_after,
+    value_from_children, value_kind, ChildView, MoveOutcome, TableValue,
 };
 pub use error::{FormatError, MaterialError};
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC};

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use format::{
-    child_view, table_position, value_from_children, ChildView, DistanceValue, Material, RuleSet,
-    TableValue, ValueKind, Wdl,
+    child_view, move_outcome, plies_left_after, table_position, value_from_children, ChildView,
+    DistanceValue, Material, RuleSet, TableValue, ValueKind, Wdl,
 };
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
@@ -61,6 +61,9 @@ pub struct MoveValue {
     /// Plies to the result through this move, where the table keeps
     /// distances.
     pub plies: Option<u32>,
+    /// The plies left on the draw counter after the move, where a count
+    /// runs in the position it reaches (see `format::plies_left_after`).
+    pub plies_left_after: Option<u8>,
 }
 
 /// A position's answer: its result (for the given state of the draw
@@ -428,19 +431,19 @@ impl Tablebase {
     ) -> Result<Vec<MoveValue>, ProbeError> {
         self.check(pos)?;
         let class = self.plies_for(pos, plies_left)?;
-        let limited = self.rule_set.has_move_limits() && class.is_some();
-        let r = class.map(|c| plies_left.unwrap_or(c.plies()) as u32);
-        let has_distance = class.is_some();
         let mut out = Vec::new();
         for mv in pos.legal_moves() {
             let child = pos.play(&mv);
             let view = self
                 .child_view(class, &child, Mode::Load)?
                 .expect("loading mode always answers");
-            let holds = view.wdl != Wdl::Draw && (!limited || r.unwrap_or(0) > view.plies);
-            let wdl = if holds { view.wdl.flipped() } else { Wdl::Draw };
-            let plies = (has_distance && wdl != Wdl::Draw).then_some(view.plies + 1);
-            out.push(MoveValue { mv, wdl, plies });
+            let outcome = move_outcome(self.rule_set, class, pos, plies_left, view);
+            out.push(MoveValue {
+                mv,
+                wdl: outcome.wdl,
+                plies: outcome.plies,
+                plies_left_after: plies_left_after(self.rule_set, class, pos, plies_left, &child),
+            });
         }
         out.sort_by_key(|m| match m.wdl {
             Wdl::Win => (0, m.plies.unwrap_or(0) as i64),

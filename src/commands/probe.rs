@@ -28,6 +28,7 @@ pub struct Args {
 fn verdict(wdl: Wdl, plies: Option<u32>) -> String {
     match (wdl, plies) {
         (Wdl::Draw, _) => "draw".into(),
+        (w, Some(1)) => format!("{w} in 1 ply"),
         (w, Some(p)) => format!("{w} in {p} plies"),
         (w, None) => w.to_string(),
     }

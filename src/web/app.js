@@ -124,7 +124,8 @@ function cycle(s) {
 
 function describe(result, plies) {
   if (result === "draw") return "draw";
-  return plies === null || plies === undefined ? result : `${result} in ${plies} plies`;
+  if (plies === null || plies === undefined) return result;
+  return `${result} in ${plies} ${plies === 1 ? "ply" : "plies"}`;
 }
 
 async function probe() {
@@ -162,13 +163,11 @@ async function probe() {
   draw();
 }
 
-function nextPlies() {
-  if (pliesInput.value === "") return "";
-  return String(Math.max(0, Number(pliesInput.value) - 1));
-}
-
+// The counter after a move comes from the server (the one rule for how a
+// move passes the count on); empty where no count runs.
 function play(m) {
-  pliesInput.value = nextPlies();
+  const after = m.plies_left_after;
+  pliesInput.value = after === null || after === undefined ? "" : String(after);
   show(m.after, true);
 }
 
