@@ -29,7 +29,7 @@ fn sample(names: &[&str], n: usize, captures: bool) -> Vec<Position> {
 fn bench_probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     generate(&GenOptions::new(dir.path(), RuleSet::Fmjd, 4)).expect("generation");
-    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd);
+    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
     let materials = ["KKM-K", "KM-KM", "MM-MM", "KMM-K", "KK-KM", "MMM-M"];
     let quiet = sample(&materials, 1000, false);
     let captures = sample(&materials, 1000, true);
@@ -59,7 +59,7 @@ fn bench_probe(c: &mut Criterion) {
         dir.path(),
         RuleSet::Fmjd,
         TablebaseOptions { cache_bytes: 1 },
-    );
+    ).unwrap();
     group.bench_function("block_decode", |b| {
         b.iter(|| {
             quiet

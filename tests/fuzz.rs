@@ -152,7 +152,7 @@ proptest! {
             }
             std::fs::write(fmjd.join(format!("{name}.dtb")), bytes).unwrap();
         }
-        let tb = probe::Tablebase::open(dir.path(), RuleSet::Fmjd);
+        let tb = probe::Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
         let index = format::MaterialIndex::new("KM-K".parse().unwrap());
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             for k in 0..50u64 {

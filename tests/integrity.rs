@@ -73,7 +73,7 @@ fn verify_passes_then_finds_the_damaged_position() {
             .find(|&i| !index.unrank(i).has_capture())
             .unwrap();
         let target = index.unrank(i);
-        let tb = probe::Tablebase::open(dir.path(), rule_set);
+        let tb = probe::Tablebase::open(dir.path(), rule_set).unwrap();
         let stored = tb.probe(&target).unwrap();
         let wrong = format::DistanceValue {
             wdl: if stored.wdl == format::Wdl::Win {
@@ -178,7 +178,7 @@ fn killed_generation_resumes_to_identical_files() {
         let _ = child.wait();
         all_tables_valid(dir.path(), RuleSet::Fmjd);
         // A prober never sees a partial file.
-        let tb = probe::Tablebase::open(dir.path(), RuleSet::Fmjd);
+        let tb = probe::Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
         for m in tb.materials_on_disk() {
             assert!(tb.has_table(m), "{m}");
         }

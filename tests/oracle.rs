@@ -35,13 +35,13 @@ fn check(tb: &Tablebase, max_pieces: u32) -> usize {
 
 #[test]
 fn oracle_up_to_four_pieces_pure() {
-    let tb = Tablebase::open(common::tables(RuleSet::Pure), RuleSet::Pure);
+    let tb = Tablebase::open(common::tables(RuleSet::Pure), RuleSet::Pure).unwrap();
     assert_eq!(check(&tb, 4), 46);
 }
 
 #[test]
 fn oracle_up_to_four_pieces_fmjd() {
-    let tb = Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Fmjd);
+    let tb = Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Fmjd).unwrap();
     assert_eq!(check(&tb, 4), 46);
 }
 
@@ -67,6 +67,6 @@ fn oracle_all_pieces_pure() {
         ..GenOptions::new(&dir, RuleSet::Pure, 6)
     };
     generate(&options).unwrap();
-    let tb = Tablebase::open(&dir, RuleSet::Pure);
+    let tb = Tablebase::open(&dir, RuleSet::Pure).unwrap();
     assert_eq!(check(&tb, 6), 164);
 }

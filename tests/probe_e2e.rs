@@ -11,7 +11,7 @@ use rand::{rngs::SmallRng, Rng, SeedableRng};
 use rules::{Color, CountedEnding, Position};
 
 fn fmjd() -> Tablebase {
-    Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Fmjd)
+    Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Fmjd).unwrap()
 }
 
 fn pos(fen: &str) -> Position {
@@ -66,7 +66,7 @@ fn capture_positions_are_resolved() {
 #[test]
 fn answers_agree_with_their_moves() {
     for rule_set in RuleSet::ALL {
-        let tb = Tablebase::open(common::tables(rule_set), rule_set);
+        let tb = Tablebase::open(common::tables(rule_set), rule_set).unwrap();
         for p in sample(
             &[
                 "KKM-K", "KMM-K", "KKK-K", "KM-K", "KK-K", "K-K", "KM-KM", "MM-M",
@@ -135,7 +135,7 @@ fn check_position_against_moves(tb: &Tablebase, p: &Position, r: Option<u8>) {
 /// position's own value.
 #[test]
 fn move_values_honour_the_long_diagonal_cap() {
-    let tb = Tablebase::open(common::tables(RuleSet::FmjdDiagonal), RuleSet::FmjdDiagonal);
+    let tb = Tablebase::open(common::tables(RuleSet::FmjdDiagonal), RuleSet::FmjdDiagonal).unwrap();
     let p = pos("B:WK23:BK16,45,K49");
     assert_eq!(tb.probe_wdl(&p, Some(13)).unwrap(), Wdl::Draw);
     let moves = tb.move_values(&p, Some(13)).unwrap();
@@ -257,7 +257,7 @@ fn errors_are_values() {
     // A side to move without pieces has lost.
     assert_eq!(tb.probe_wdl(&pos("B:WK1:B"), None).unwrap(), Wdl::Loss);
     // The pure tables are not found under the fmjd name.
-    let pure = Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Pure);
+    let pure = Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Pure).unwrap();
     assert!(pure
         .probe_wdl(&pos("W:WK1:BK50"), None)
         .unwrap_err()
@@ -270,7 +270,7 @@ fn a_file_of_another_rule_set_is_refused() {
     let src = common::tables(RuleSet::Fmjd).join("fmjd");
     std::fs::create_dir_all(dir.path().join("pure")).unwrap();
     std::fs::copy(src.join("K-K.dtb"), dir.path().join("pure").join("K-K.dtb")).unwrap();
-    let tb = Tablebase::open(dir.path(), RuleSet::Pure);
+    let tb = Tablebase::open(dir.path(), RuleSet::Pure).unwrap();
     let e = tb.probe_wdl(&pos("W:WK1:BK50"), None).unwrap_err();
     assert!(matches!(e, ProbeError::RuleSetMismatch { .. }), "{e}");
     // A damaged copy is reported as corrupted, naming the file.
@@ -278,7 +278,7 @@ fn a_file_of_another_rule_set_is_refused() {
     std::fs::create_dir_all(dir.path().join("fmjd")).unwrap();
     let path = dir.path().join("fmjd").join("KM-K.dtb");
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd);
+    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
     let e = tb.probe_wdl(&pos("W:WK1,28:BK50"), None).unwrap_err();
     assert!(e.is_corrupted(), "{e}");
     assert!(e.to_string().contains("KM-K.dtb"), "{e}");
@@ -292,7 +292,7 @@ fn cached_only_probes_answer_after_a_real_probe() {
         probe::TablebaseOptions {
             cache_bytes: 1 << 20,
         },
-    );
+    ).unwrap();
     let p = pos("W:WK1,K2:BK50");
     assert_eq!(tb.probe_wdl_if_cached(&p, None).unwrap(), None);
     let v = tb.probe_wdl(&p, None).unwrap();
@@ -317,7 +317,7 @@ fn many_threads_agree_with_one() {
         probe::TablebaseOptions {
             cache_bytes: 256 << 10,
         },
-    );
+    ).unwrap();
     std::thread::scope(|s| {
         for t in 0..8 {
             let (fresh, positions, single) = (&fresh, &positions, &single);

@@ -347,7 +347,7 @@ fn check(rule_set: RuleSet, materials: Vec<Material>, tb_dir: &std::path::Path, 
         ..GenOptions::new(tb_dir, rule_set, 3)
     };
     generate(&options).unwrap();
-    let tb = Tablebase::open(tb_dir, rule_set);
+    let tb = Tablebase::open(tb_dir, rule_set).unwrap();
     let mut world = World::build(rule_set, &materials);
     world.solve(&materials);
     let mut checked = 0;

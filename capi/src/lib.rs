@@ -57,7 +57,9 @@ fn fail(code: c_int, msg: &str) -> c_int {
 
 fn probe_error(e: &ProbeError) -> c_int {
     let code = match e {
-        ProbeError::MissingTable { .. } => DTB_ERR_MISSING_TABLE,
+        ProbeError::MissingTable { .. } | ProbeError::MissingDirectory { .. } => {
+            DTB_ERR_MISSING_TABLE
+        }
         ProbeError::Corrupted { .. }
         | ProbeError::RuleSetMismatch { .. }
         | ProbeError::WrongMaterial { .. } => DTB_ERR_CORRUPTED_TABLE,
@@ -207,9 +209,13 @@ pub unsafe extern "C" fn dtb_open(
                 cache_bytes
             },
         };
-        Box::into_raw(Box::new(DtbTablebase {
-            tb: Tablebase::open_with(dir, rule_set, options),
-        }))
+        match Tablebase::open_with(dir, rule_set, options) {
+            Ok(tb) => Box::into_raw(Box::new(DtbTablebase { tb })),
+            Err(e) => {
+                set_error(&e.to_string());
+                std::ptr::null_mut()
+            }
+        }
     }));
     result.unwrap_or_else(|_| {
         set_error("internal error (a bug in draughts-tb)");

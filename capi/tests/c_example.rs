@@ -106,7 +106,7 @@ fn c_example_agrees_with_the_rust_api() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.last(), Some(&"ok"), "{stdout}");
 
-    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd);
+    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
     for (fen, line) in fens.iter().zip(&lines) {
         let pos: Position = match fen.parse() {
             Ok(p) => p,

@@ -16,6 +16,9 @@ pub enum MaterialError {
     /// More pieces than a side can have.
     #[error("material {0} has more than 20 pieces on a side")]
     TooManyPieces(String),
+    /// More positions than a 64-bit index can number.
+    #[error("material {0} has more positions than a 64-bit index can number")]
+    TooManyPositions(String),
 }
 
 /// A table file that cannot be read or written.
@@ -29,6 +32,9 @@ pub enum FormatError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A FIFO, a device, a directory... where a table file should be.
+    #[error("{0} is not a regular file")]
+    NotRegularFile(String),
     /// The file does not start with the table magic.
     #[error("not a draughts-tb table (wrong magic bytes)")]
     BadMagic,
@@ -59,6 +65,11 @@ impl FormatError {
             path: path.display().to_string(),
             source,
         }
+    }
+
+    /// Whether the error says the file does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, FormatError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
     }
 
     /// Whether the error means the file's bytes are damaged (as opposed to

@@ -8,7 +8,7 @@
 //! | 16 | 1 | rule set: 0 pure, 1 fmjd, 2 fmjd-diagonal |
 //! | 17 | 1 | value kind: 0 WLD (2 bits), 1 distance (1 byte) |
 //! | 18 | 1 | compression: 1 zstd |
-//! | 19 | 1 | flags (0) |
+//! | 19 | 1 | flags (0; any other value is refused) |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | position count (White to move) |
 //! | 32 | 8 | first position (0; reserved for slices of a material) |
@@ -20,7 +20,7 @@
 //! | 88 | 8 | file length |
 //! | 96 | 4 | CRC-32 of the block index |
 //! | 100 | 4 | CRC-32 of bytes 128..file length |
-//! | 104 | 20 | zero |
+//! | 104 | 20 | reserved, zero (refused otherwise) |
 //! | 124 | 4 | CRC-32 of bytes 0..124 |
 
 use crate::error::FormatError;
@@ -37,6 +37,9 @@ pub const HEADER_LEN: usize = 128;
 /// The compression code for zstd.
 pub const COMPRESSION_ZSTD: u8 = 1;
 const NONE32: u32 = u32::MAX;
+/// The most positions a block may hold: a block decodes into at most this
+/// many bytes (4 MiB), whatever a header says.
+pub const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
 
 /// Win/draw/loss counts of one side to move over every position of a
 /// material (capture positions counted with their resolved value).
@@ -147,18 +150,26 @@ impl Header {
         let corrupt = |what: &str| FormatError::Corrupt(what.to_string());
         let material = Material::new(b[12], b[13], b[14], b[15])
             .map_err(|e| FormatError::Corrupt(format!("header material: {e}")))?;
-        if material.white_men > 45 || material.black_men > 45 || material.pieces() > 50 {
-            return Err(corrupt("header material does not fit on the board"));
-        }
         let rule_set = RuleSet::from_code(b[16]).ok_or_else(|| corrupt("unknown rule set code"))?;
         let value_kind =
             ValueKind::from_code(b[17]).ok_or_else(|| corrupt("unknown value kind code"))?;
         if b[18] != COMPRESSION_ZSTD {
             return Err(corrupt("unknown compression code"));
         }
+        if b[19] != 0 {
+            return Err(corrupt("unknown flags"));
+        }
+        if b[104..124].iter().any(|&x| x != 0) {
+            return Err(corrupt("reserved bytes are not zero"));
+        }
         let positions_per_block = u32_at(b, 20);
-        if positions_per_block == 0 || !positions_per_block.is_multiple_of(4) {
-            return Err(corrupt("block size must be a positive multiple of 4"));
+        if positions_per_block == 0
+            || !positions_per_block.is_multiple_of(4)
+            || positions_per_block > MAX_POSITIONS_PER_BLOCK
+        {
+            return Err(corrupt(
+                "block size must be a positive multiple of 4, at most 4 Mi positions",
+            ));
         }
         let position_count = u64_at(b, 24);
         if position_count != MaterialIndex::new(material).count() {

@@ -143,29 +143,43 @@ pub struct MaterialIndex {
 
 impl MaterialIndex {
     /// The index of `material`.
+    ///
+    /// # Panics
+    /// When the material has more positions than a `u64` numbers; no
+    /// [`Material::new`] or parsed material does (see
+    /// [`MaterialIndex::try_new`]).
     pub fn new(material: Material) -> MaterialIndex {
+        MaterialIndex::try_new(material)
+            .unwrap_or_else(|| panic!("material {material} has more positions than a u64 holds"))
+    }
+
+    /// The index of `material`, or `None` when its positions cannot be
+    /// numbered by a `u64` (every product and sum is checked).
+    pub fn try_new(material: Material) -> Option<MaterialIndex> {
         let (wm, bm) = (material.white_men as u32, material.black_men as u32);
         let mut men_offsets = [0u64; 7];
         for a in 0..=5u32 {
             let group = if a <= wm && wm - a <= 40 {
-                binomial(5, a) * binomial(40, wm - a) * binomial(45 - (wm - a), bm)
+                binomial(5, a)
+                    .checked_mul(binomial(40, wm - a))?
+                    .checked_mul(binomial(45 - (wm - a), bm))?
             } else {
                 0
             };
-            men_offsets[a as usize + 1] = men_offsets[a as usize] + group;
+            men_offsets[a as usize + 1] = men_offsets[a as usize].checked_add(group)?;
         }
         let free = 50u32.saturating_sub(wm + bm);
         let wk = material.white_kings as u32;
         let bk = material.black_kings as u32;
         let black_king_placements = binomial(free.saturating_sub(wk), bk);
-        let king_placements = binomial(free, wk) * black_king_placements;
-        MaterialIndex {
+        let king_placements = binomial(free, wk).checked_mul(black_king_placements)?;
+        Some(MaterialIndex {
             material,
             men_offsets,
             king_placements,
             black_king_placements,
-            count: men_offsets[6] * king_placements,
-        }
+            count: men_offsets[6].checked_mul(king_placements)?,
+        })
     }
 
     /// The material indexed.

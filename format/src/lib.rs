@@ -19,6 +19,7 @@
 
 mod draw_counter;
 mod error;
+mod files;
 mod header;
 mod index;
 mod material;
@@ -31,7 +32,11 @@ pub use draw_counter::{
     value_from_children, value_kind, ChildView, MoveOutcome, TableValue,
 };
 pub use error::{FormatError, MaterialError};
-pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC};
+pub use files::{
+    list_tables, material_of_file_name, open_regular, read_header, read_regular, table_dir,
+    table_path, TABLE_EXTENSION,
+};
+pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
 pub use index::{binomial, table_position, MaterialIndex, UnrankCursor};
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{block_value, wdl_code, TableReader};

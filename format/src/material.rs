@@ -14,6 +14,7 @@ use std::str::FromStr;
 use rules::{Color, CountedEnding, PieceCounts, Position};
 
 use crate::error::MaterialError;
+use crate::index::MaterialIndex;
 
 /// The most pieces one side may have in a material name.
 pub const MAX_PIECES_PER_SIDE: u8 = 20;
@@ -46,13 +47,17 @@ impl Material {
             black_men,
             black_kings,
         };
-        if white_men + white_kings == 0 || black_men + black_kings == 0 {
+        // Sums in u16: the counts may come from a damaged header.
+        let white = u16::from(white_men) + u16::from(white_kings);
+        let black = u16::from(black_men) + u16::from(black_kings);
+        if white == 0 || black == 0 {
             return Err(MaterialError::EmptySide(m.to_string()));
         }
-        if white_men + white_kings > MAX_PIECES_PER_SIDE
-            || black_men + black_kings > MAX_PIECES_PER_SIDE
-        {
+        if white > u16::from(MAX_PIECES_PER_SIDE) || black > u16::from(MAX_PIECES_PER_SIDE) {
             return Err(MaterialError::TooManyPieces(m.to_string()));
+        }
+        if MaterialIndex::try_new(m).is_none() {
+            return Err(MaterialError::TooManyPositions(m.to_string()));
         }
         Ok(m)
     }

@@ -89,9 +89,12 @@ pub struct TableWriter {
 impl TableWriter {
     /// Starts writing the table that will appear at `path`.
     pub fn create(path: &Path, spec: TableSpec) -> Result<TableWriter, FormatError> {
-        if spec.positions_per_block == 0 || !spec.positions_per_block.is_multiple_of(4) {
+        if spec.positions_per_block == 0
+            || !spec.positions_per_block.is_multiple_of(4)
+            || spec.positions_per_block > crate::header::MAX_POSITIONS_PER_BLOCK
+        {
             return Err(FormatError::Writer(
-                "block size must be a positive multiple of 4".into(),
+                "block size must be a positive multiple of 4, at most 4 Mi positions".into(),
             ));
         }
         let temp_path = temporary_path(path);

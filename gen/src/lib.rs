@@ -26,7 +26,7 @@ pub use error::GenError;
 use format::{Material, MaterialIndex, RuleSet, TableReader, TableStats};
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::Progress;
-pub use verify::{materials_in, verify, Mismatch, TableCheck, VerifyOptions};
+pub use verify::{materials_in, verify, Mismatch, TableCheck, TableProblem, VerifyOptions};
 
 /// What to build and where.
 #[derive(Clone, Debug)]
@@ -129,7 +129,7 @@ pub fn plan(options: &GenOptions) -> Vec<Material> {
 /// Whether `path` holds a complete, valid table of `material` under
 /// `rule_set` (header, index and the checksum of the whole file).
 pub fn table_is_valid(path: &Path, material: Material, rule_set: RuleSet) -> bool {
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = format::read_regular(path, u64::MAX) else {
         return false;
     };
     match TableReader::new(&bytes[..]) {
@@ -238,7 +238,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
             TablebaseOptions {
                 cache_bytes: options.cache_bytes,
             },
-        );
+        )?;
         let mut exits = m.exits();
         exits.sort_by_key(|e| MaterialIndex::new(*e).count());
         let mut preloaded = 0u64;

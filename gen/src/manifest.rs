@@ -1,6 +1,10 @@
 //! `MANIFEST.json`: one line per table of a rule set's folder (file, size,
-//! CRC-32 of the whole file, positions, statistics), written by `gen` and
+//! SHA-256 of the whole file, positions, statistics), written by `gen` and
 //! checked by `verify`, so that two people can compare their sets.
+//!
+//! Not a CRC-32: a table's header ends with its own CRC-32, so the CRC-32
+//! of any valid header is one constant, and a whole-file CRC-32 cannot see
+//! an edit of the header that re-seals it.
 
 use std::path::Path;
 
@@ -12,6 +16,8 @@ use crate::verify::materials_in;
 
 /// The manifest's file name inside a rule set's folder.
 pub const MANIFEST: &str = "MANIFEST.json";
+/// The longest manifest read (far more than any set needs).
+const MAX_MANIFEST_BYTES: u64 = 64 << 20;
 
 /// Statistics of one table (White to move).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,8 +43,8 @@ pub struct ManifestEntry {
     pub material: String,
     /// File size in bytes.
     pub bytes: u64,
-    /// CRC-32 of the whole file, 8 hex digits.
-    pub crc32: String,
+    /// SHA-256 of the whole file, 64 hex digits.
+    pub sha256: String,
     /// Positions (White to move).
     pub positions: u64,
     /// Statistics (White to move).
@@ -57,7 +63,7 @@ pub struct Manifest {
 }
 
 fn entry(path: &Path, rule_set: RuleSet) -> Result<Option<ManifestEntry>, GenError> {
-    let bytes = std::fs::read(path).map_err(|e| GenError::io(path, e))?;
+    let bytes = format::read_regular(path, u64::MAX)?;
     let Ok(reader) = TableReader::new(&bytes[..]) else {
         return Ok(None);
     };
@@ -72,7 +78,7 @@ fn entry(path: &Path, rule_set: RuleSet) -> Result<Option<ManifestEntry>, GenErr
             .unwrap_or_default(),
         material: h.material.to_string(),
         bytes: bytes.len() as u64,
-        crc32: format!("{:08x}", crc32fast::hash(&bytes)),
+        sha256: sha256_hex(&bytes),
         positions: h.position_count,
         stats: ManifestStats {
             win: h.stats.win,
@@ -82,6 +88,14 @@ fn entry(path: &Path, rule_set: RuleSet) -> Result<Option<ManifestEntry>, GenErr
             longest_loss: h.stats.longest_loss,
         },
     }))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The manifest of the tables now in `dir` (a rule set's folder).
@@ -119,16 +133,17 @@ pub fn write(dir: &Path, rule_set: RuleSet) -> Result<(), GenError> {
 /// difference (an empty list: they agree).
 pub fn check(dir: &Path, rule_set: RuleSet) -> Result<Vec<String>, GenError> {
     let path = dir.join(MANIFEST);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match format::read_regular(&path, MAX_MANIFEST_BYTES) {
+        Ok(b) => b,
+        Err(e) if e.is_not_found() => {
             return Ok(vec![format!(
                 "{} is missing (dtb gen writes it)",
                 path.display()
             )])
         }
-        Err(e) => return Err(GenError::io(&path, e)),
+        Err(e) => return Ok(vec![format!("{} cannot be read: {e}", path.display())]),
     };
+    let text = String::from_utf8_lossy(&bytes);
     let listed: Manifest = match serde_json::from_str(&text) {
         Ok(m) => m,
         Err(e) => {
@@ -153,8 +168,8 @@ pub fn check(dir: &Path, rule_set: RuleSet) -> Result<Vec<String>, GenError> {
                 e.file
             )),
             Some(a) if a != e => problems.push(format!(
-                "{}: differs from the manifest (size {} vs {}, crc32 {} vs {})",
-                e.file, a.bytes, e.bytes, a.crc32, e.crc32
+                "{}: differs from the manifest (size {} vs {}, sha256 {} vs {})",
+                e.file, a.bytes, e.bytes, a.sha256, e.sha256
             )),
             Some(_) => {}
         }

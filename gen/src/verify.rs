@@ -68,16 +68,48 @@ pub struct TableCheck {
     pub mismatches: Vec<Mismatch>,
     /// How many mismatches in all.
     pub mismatch_count: u64,
-    /// A problem with the file itself (checksum, header), if any.
-    pub file_error: Option<String>,
+    /// Why the table could not be checked, or is damaged (checksum,
+    /// header), if so.
+    pub problem: Option<TableProblem>,
     /// Seconds spent.
     pub seconds: f64,
+}
+
+/// What kept a table from passing, besides mismatched values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableProblem {
+    /// The table, or one its moves lead to, is missing.
+    Missing(String),
+    /// The table, or one its moves lead to, is damaged.
+    Corrupted(String),
+    /// Anything else (an I/O error).
+    Failed(String),
+}
+
+impl TableProblem {
+    fn of(e: &GenError) -> TableProblem {
+        let text = e.to_string();
+        match e {
+            GenError::Probe(p) if p.is_missing_table() => TableProblem::Missing(text),
+            GenError::Probe(p) if p.is_corrupted() => TableProblem::Corrupted(text),
+            GenError::Format(f) if f.is_not_found() => TableProblem::Missing(text),
+            GenError::Format(f) if f.is_corruption() => TableProblem::Corrupted(text),
+            _ => TableProblem::Failed(text),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        match self {
+            TableProblem::Missing(m) | TableProblem::Corrupted(m) | TableProblem::Failed(m) => m,
+        }
+    }
 }
 
 impl TableCheck {
     /// Whether the table passed.
     pub fn ok(&self) -> bool {
-        self.mismatch_count == 0 && self.file_error.is_none()
+        self.mismatch_count == 0 && self.problem.is_none()
     }
 }
 
@@ -85,17 +117,7 @@ const KEEP: usize = 20;
 
 /// The materials of every `.dtb` file in a rule set's folder.
 pub fn materials_in(dir: &Path) -> Result<Vec<Material>, GenError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| GenError::io(dir, e))?;
-    let mut out: Vec<Material> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let m: Material = name.strip_suffix(".dtb")?.parse().ok()?;
-            (m.file_name() == name).then_some(m)
-        })
-        .collect();
-    out.sort_by_key(|m| m.build_key());
-    Ok(out)
+    Ok(format::list_tables(dir)?)
 }
 
 /// The value of `pos` recomputed from its moves.
@@ -118,54 +140,58 @@ fn expected(
     Ok(value_from_children(rule_set, class, pos, views))
 }
 
-/// Checks one table: its file, then every value.
-fn check_table(options: &VerifyOptions, material: Material) -> Result<TableCheck, GenError> {
+/// Checks one table: its file, then every value. Whatever goes wrong is
+/// recorded in the result, so that every table gets its verdict.
+fn check_table(options: &VerifyOptions, material: Material) -> TableCheck {
     let start = Instant::now();
-    let dir = table_dir(&options.dir, options.rule_set);
-    let path = dir.join(material.file_name());
+    let path = format::table_path(&table_dir(&options.dir, options.rule_set), material);
     let mut check = TableCheck {
         material,
         path: path.clone(),
         checked: 0,
         mismatches: Vec::new(),
         mismatch_count: 0,
-        file_error: None,
+        problem: None,
         seconds: 0.0,
     };
-    let bytes = std::fs::read(&path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            GenError::Probe(probe::ProbeError::MissingTable {
-                material,
-                path: path.clone(),
-            })
-        } else {
-            GenError::io(&path, e)
-        }
-    })?;
-    let file_ok = TableReader::new(&bytes[..]).and_then(|r| {
-        r.verify_checksum()?;
-        let h = r.header();
-        if h.material != material || h.rule_set != options.rule_set {
-            return Err(format::FormatError::Corrupt(format!(
-                "header says {} under {}",
-                h.material, h.rule_set
-            )));
-        }
-        Ok(())
-    });
-    drop(bytes);
-    if let Err(e) = file_ok {
-        check.file_error = Some(e.to_string());
-        check.seconds = start.elapsed().as_secs_f64();
-        return Ok(check);
+    if let Err(e) = check_file(options, material, &path)
+        .and_then(|()| check_values(options, material, &mut check))
+    {
+        check.problem = Some(TableProblem::of(&e));
     }
+    check.seconds = start.elapsed().as_secs_f64();
+    check
+}
+
+/// The file's header, block index and checksum.
+fn check_file(options: &VerifyOptions, material: Material, path: &Path) -> Result<(), GenError> {
+    let bytes = format::read_regular(path, u64::MAX)?;
+    let reader = TableReader::new(&bytes[..])?;
+    reader.verify_checksum()?;
+    let h = reader.header();
+    if h.material != material || h.rule_set != options.rule_set {
+        return Err(format::FormatError::Corrupt(format!(
+            "header says {} under {}",
+            h.material, h.rule_set
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// Every value against the values of its moves.
+fn check_values(
+    options: &VerifyOptions,
+    material: Material,
+    check: &mut TableCheck,
+) -> Result<(), GenError> {
     let tb = Tablebase::open_with(
         &options.dir,
         options.rule_set,
         TablebaseOptions {
             cache_bytes: 256 << 20,
         },
-    );
+    )?;
     tb.preload(material)?;
     for exit in material.exits().into_iter().chain([material.mirrored()]) {
         // Missing neighbours show up as errors below, naming them.
@@ -213,12 +239,12 @@ fn check_table(options: &VerifyOptions, material: Material) -> Result<TableCheck
     check.checked = checked.into_inner();
     check.mismatch_count = found.into_inner();
     check.mismatches = mismatches;
-    check.seconds = start.elapsed().as_secs_f64();
-    Ok(check)
+    Ok(())
 }
 
 /// Verifies the tables `options` names (or all in the directory), in
-/// build order. A missing named table is an error.
+/// build order: every table gets its verdict, a missing or damaged one
+/// included. An error only when the folder cannot be listed.
 pub fn verify(options: &VerifyOptions) -> Result<Vec<TableCheck>, GenError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.unwrap_or(0))
@@ -233,9 +259,9 @@ pub fn verify(options: &VerifyOptions) -> Result<Vec<TableCheck>, GenError> {
         };
         materials.sort_by_key(|m| m.build_key());
         materials.dedup();
-        materials
+        Ok(materials
             .into_iter()
             .map(|m| check_table(options, m))
-            .collect()
+            .collect())
     })
 }

@@ -65,6 +65,17 @@ pub enum ProbeError {
         /// The largest meaningful value.
         max: u32,
     },
+    /// The folder of a rule set's tables is missing or unreadable (at
+    /// [`crate::Tablebase::open`]).
+    #[error("no {rule_set} tables: {} cannot be read ({source}); build them with `dtb gen`", path.display())]
+    MissingDirectory {
+        /// The folder looked for (`<dir>/<rule set>`).
+        path: PathBuf,
+        /// The rule set asked for.
+        rule_set: RuleSet,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// An I/O error other than a missing file.
     #[error("{}: {source}", path.display())]
     Io {
@@ -76,9 +87,12 @@ pub enum ProbeError {
 }
 
 impl ProbeError {
-    /// Whether a table is missing.
+    /// Whether a table (or the whole folder of tables) is missing.
     pub fn is_missing_table(&self) -> bool {
-        matches!(self, ProbeError::MissingTable { .. })
+        matches!(
+            self,
+            ProbeError::MissingTable { .. } | ProbeError::MissingDirectory { .. }
+        )
     }
 
     /// Whether a table is damaged or not what its name says.

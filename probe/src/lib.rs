@@ -5,7 +5,7 @@
 //! use probe::{RuleSet, Tablebase, Wdl};
 //! use rules::Position;
 //!
-//! let tb = Tablebase::open("data", RuleSet::Fmjd);
+//! let tb = Tablebase::open("data", RuleSet::Fmjd)?;
 //! let pos: Position = "W:WK46,K47,28:BK5".parse()?;
 //! let wdl = tb.probe_wdl(&pos, None)?; // freshly entered 16-move ending
 //! assert_eq!(wdl, Wdl::Win);
@@ -34,8 +34,8 @@ mod table;
 mod tablebase;
 
 pub use error::ProbeError;
-pub use format::{Material, RuleSet, TableValue, Wdl};
-pub use tablebase::{table_dir, MoveValue, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
+pub use format::{table_dir, Material, RuleSet, TableValue, Wdl};
+pub use tablebase::{MoveValue, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
 
 #[cfg(test)]
 mod tests {

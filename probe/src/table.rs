@@ -3,12 +3,36 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
+use std::time::SystemTime;
 
-use format::{Material, MaterialIndex, RuleSet, TableReader, ValueKind};
+use format::{FormatError, Material, MaterialIndex, RuleSet, TableReader, ValueKind};
 use memmap2::Mmap;
 
 use crate::error::ProbeError;
+
+/// Each opened table gets its own id, so that blocks decoded from a file
+/// that was later replaced are never mistaken for the new file's.
+static NEXT_TABLE_ID: AtomicU32 = AtomicU32::new(0);
+
+/// What identifies the bytes of an open file: if its length or
+/// modification time changes, it was rewritten in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl FileStamp {
+    fn of(file: &File) -> std::io::Result<FileStamp> {
+        let meta = file.metadata()?;
+        Ok(FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+}
 
 /// A validated, memory-mapped table.
 pub(crate) struct Table {
@@ -21,35 +45,29 @@ pub(crate) struct Table {
     /// Every value decoded, one byte per position (WLD code or distance
     /// byte), when the table was preloaded.
     pub(crate) decoded: OnceLock<Vec<u8>>,
+    file: File,
+    stamp: FileStamp,
 }
 
 impl Table {
     /// Opens and validates `path`, which must hold `material` built under
     /// `rule_set`.
     pub(crate) fn open(
-        id: u32,
         path: &Path,
         material: Material,
         rule_set: RuleSet,
     ) -> Result<Table, ProbeError> {
-        let file = File::open(path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                ProbeError::MissingTable {
-                    material,
-                    path: path.to_path_buf(),
-                }
-            } else {
-                ProbeError::Io {
-                    path: path.to_path_buf(),
-                    source: e,
-                }
-            }
+        let (file, _) = format::open_regular(path).map_err(|e| open_error(e, path, material))?;
+        let stamp = FileStamp::of(&file).map_err(|e| ProbeError::Io {
+            path: path.to_path_buf(),
+            source: e,
         })?;
-        // SAFETY: table files are written under a temporary name and
-        // renamed into place when complete; draughts-tb never modifies or
-        // truncates a finished table, so the mapped bytes do not change
-        // while mapped. Another process truncating the file would be the
-        // one way to break this (as for every memory-mapped reader); every
+        // SAFETY: mapping a file is sound as long as its bytes are not
+        // changed or cut short while mapped. draughts-tb never does that
+        // (finished tables are renamed into place and never rewritten).
+        // Another process may: a rewrite in place is noticed by the file's
+        // stamp, checked before every read of the mapping (see
+        // `Table::unchanged`), and the table is then opened afresh; every
         // byte read is bounds-checked against the length validated here.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| ProbeError::Io {
             path: path.to_path_buf(),
@@ -59,44 +77,68 @@ impl Table {
             path: path.to_path_buf(),
             source,
         })?;
-        let header = reader.header();
-        if header.material != material {
-            return Err(ProbeError::WrongMaterial {
-                path: path.to_path_buf(),
-                expected: material,
-                found: header.material,
-            });
-        }
-        if header.rule_set != rule_set {
-            return Err(ProbeError::RuleSetMismatch {
-                path: path.to_path_buf(),
-                expected: rule_set,
-                found: header.rule_set,
-            });
-        }
-        if header.value_kind != format::value_kind(material, rule_set) {
-            return Err(ProbeError::Corrupted {
-                path: path.to_path_buf(),
-                source: format::FormatError::Corrupt(
-                    "value kind does not match the material".into(),
-                ),
-            });
-        }
+        check_header(reader.header(), path, material, rule_set)?;
         Ok(Table {
-            id,
+            id: NEXT_TABLE_ID.fetch_add(1, Ordering::Relaxed),
             path: path.to_path_buf(),
-            kind: header.value_kind,
-            per_block: header.positions_per_block as u64,
+            kind: reader.header().value_kind,
+            per_block: reader.header().positions_per_block as u64,
             index: MaterialIndex::new(material),
             reader,
             decoded: OnceLock::new(),
+            file,
+            stamp,
         })
     }
 
-    pub(crate) fn corrupted(&self, source: format::FormatError) -> ProbeError {
+    /// Whether the file still has the length and modification time it had
+    /// when mapped (one `fstat`; called before reading the mapping).
+    pub(crate) fn unchanged(&self) -> bool {
+        FileStamp::of(&self.file).is_ok_and(|s| s == self.stamp)
+    }
+
+    pub(crate) fn corrupted(&self, source: FormatError) -> ProbeError {
         ProbeError::Corrupted {
             path: self.path.clone(),
             source,
         }
     }
+}
+
+fn open_error(e: FormatError, path: &Path, material: Material) -> ProbeError {
+    let path = path.to_path_buf();
+    match e {
+        e if e.is_not_found() => ProbeError::MissingTable { material, path },
+        FormatError::Io { source, .. } => ProbeError::Io { path, source },
+        source => ProbeError::Corrupted { path, source },
+    }
+}
+
+fn check_header(
+    header: &format::Header,
+    path: &Path,
+    material: Material,
+    rule_set: RuleSet,
+) -> Result<(), ProbeError> {
+    if header.material != material {
+        return Err(ProbeError::WrongMaterial {
+            path: path.to_path_buf(),
+            expected: material,
+            found: header.material,
+        });
+    }
+    if header.rule_set != rule_set {
+        return Err(ProbeError::RuleSetMismatch {
+            path: path.to_path_buf(),
+            expected: rule_set,
+            found: header.rule_set,
+        });
+    }
+    if header.value_kind != format::value_kind(material, rule_set) {
+        return Err(ProbeError::Corrupted {
+            path: path.to_path_buf(),
+            source: FormatError::Corrupt("value kind does not match the material".into()),
+        });
+    }
+    Ok(())
 }

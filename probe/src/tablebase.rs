@@ -3,11 +3,13 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+use arc_swap::ArcSwapOption;
 
 use format::{
-    child_view, move_outcome, plies_left_after, table_position, value_from_children, ChildView,
-    DistanceValue, Material, RuleSet, TableValue, ValueKind, Wdl,
+    child_view, move_outcome, plies_left_after, table_dir, table_position, value_from_children,
+    ChildView, DistanceValue, Material, RuleSet, TableValue, ValueKind, Wdl,
 };
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
@@ -80,13 +82,41 @@ thread_local! {
     static DECODER: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
 }
 
+/// A table in use: borrowed from its slot without touching its reference
+/// count (the hot path), or just opened.
+enum TableGuard {
+    Loaded(arc_swap::Guard<Option<Arc<Table>>>),
+    Opened(Arc<Table>),
+}
+
+impl std::ops::Deref for TableGuard {
+    type Target = Table;
+
+    fn deref(&self) -> &Table {
+        match self {
+            TableGuard::Loaded(g) => g.as_deref().expect("checked to be loaded"),
+            TableGuard::Opened(t) => t,
+        }
+    }
+}
+
+/// Why a stored value could not be read.
+enum Miss {
+    /// The file was rewritten in place since it was mapped.
+    Changed,
+    /// Anything else, as the caller will see it.
+    Failed(ProbeError),
+}
+
 /// Endgame tables of one rule set in one directory. `Send + Sync`: share
 /// one between all search threads.
 pub struct Tablebase {
     root: PathBuf,
     dir: PathBuf,
     rule_set: RuleSet,
-    slots: Box<[OnceLock<Arc<Table>>]>,
+    /// The open table of each material; replaced when its file was
+    /// rewritten in place, emptied when it became unreadable.
+    slots: Box<[ArcSwapOption<Table>]>,
     cache: Cache<(u32, u64), Arc<[u8]>, BlockWeight>,
 }
 
@@ -99,9 +129,10 @@ fn slot(m: Material) -> usize {
 
 impl Tablebase {
     /// Opens the tables of `rule_set` under `dir` (they live in
-    /// `dir/<rule set>/`), with default options. Nothing is read until the
-    /// first probe.
-    pub fn open(dir: impl AsRef<Path>, rule_set: RuleSet) -> Tablebase {
+    /// `dir/<rule set>/`), with default options. Tables are read at their
+    /// first probe; the rule set's folder must exist and be readable now
+    /// ([`ProbeError::MissingDirectory`] otherwise).
+    pub fn open(dir: impl AsRef<Path>, rule_set: RuleSet) -> Result<Tablebase, ProbeError> {
         Tablebase::open_with(dir, rule_set, TablebaseOptions::default())
     }
 
@@ -110,17 +141,27 @@ impl Tablebase {
         dir: impl AsRef<Path>,
         rule_set: RuleSet,
         options: TablebaseOptions,
-    ) -> Tablebase {
+    ) -> Result<Tablebase, ProbeError> {
         let root = dir.as_ref().to_path_buf();
-        let slots = (0..SLOT_RADIX.pow(4)).map(|_| OnceLock::new()).collect();
+        let folder = table_dir(&root, rule_set);
+        if let Err(source) = std::fs::read_dir(&folder) {
+            return Err(ProbeError::MissingDirectory {
+                path: folder,
+                rule_set,
+                source,
+            });
+        }
+        let slots = (0..SLOT_RADIX.pow(4))
+            .map(|_| ArcSwapOption::empty())
+            .collect();
         let estimated = (options.cache_bytes / 4096).max(16) as usize;
-        Tablebase {
-            dir: table_dir(&root, rule_set),
+        Ok(Tablebase {
+            dir: folder,
             root,
             rule_set,
             slots,
             cache: Cache::with_weighter(estimated, options.cache_bytes.max(1), BlockWeight),
-        }
+        })
     }
 
     /// The rule set of these tables.
@@ -140,30 +181,39 @@ impl Tablebase {
 
     /// The file where `material`'s table lives.
     pub fn table_path(&self, material: Material) -> PathBuf {
-        self.dir.join(material.file_name())
+        format::table_path(&self.dir, material)
     }
 
-    fn table(&self, material: Material) -> Result<&Arc<Table>, ProbeError> {
+    fn table(&self, material: Material) -> Result<TableGuard, ProbeError> {
         if material.pieces() > MAX_TABLE_PIECES {
             return Err(ProbeError::TooManyPieces {
                 pieces: material.pieces(),
                 max: MAX_TABLE_PIECES,
             });
         }
-        let id = slot(material);
-        let cell = &self.slots[id];
-        if let Some(t) = cell.get() {
-            return Ok(t);
+        let guard = self.slots[slot(material)].load();
+        if guard.is_some() {
+            return Ok(TableGuard::Loaded(guard));
         }
         // Errors are not remembered: a table built later is found then.
-        let table = Table::open(
-            id as u32,
-            &self.table_path(material),
-            material,
-            self.rule_set,
-        )?;
-        let _ = cell.set(Arc::new(table));
-        Ok(cell.get().expect("just set"))
+        Ok(TableGuard::Opened(self.reopen(material)?))
+    }
+
+    /// Opens `material`'s table afresh and puts it in its slot; empties the
+    /// slot when the file cannot be used.
+    fn reopen(&self, material: Material) -> Result<Arc<Table>, ProbeError> {
+        let cell = &self.slots[slot(material)];
+        match Table::open(&self.table_path(material), material, self.rule_set) {
+            Ok(table) => {
+                let table = Arc::new(table);
+                cell.store(Some(Arc::clone(&table)));
+                Ok(table)
+            }
+            Err(e) => {
+                cell.store(None);
+                Err(e)
+            }
+        }
     }
 
     /// Whether `material`'s table exists and is valid (opens it).
@@ -175,18 +225,56 @@ impl Tablebase {
     /// lookup in it is an array read (the generator does this for the
     /// tables it reads most).
     pub fn preload(&self, material: Material) -> Result<(), ProbeError> {
-        let table = self.table(material)?;
+        let mut table = self.table(material)?;
         if table.decoded.get().is_none() {
+            if !table.unchanged() {
+                table = TableGuard::Opened(self.reopen(material)?);
+            }
             let all = table.reader.decode_all().map_err(|e| table.corrupted(e))?;
             let _ = table.decoded.set(all);
         }
         Ok(())
     }
 
-    /// The stored byte of position `index` of `table`: a WLD code or a
-    /// distance byte. `None` in cached-only mode when the block is not in
-    /// memory.
-    fn stored(&self, table: &Table, index: u64, mode: Mode) -> Result<Option<u8>, ProbeError> {
+    /// The stored byte of position `pos` (White to move) of `material`'s table (a WLD
+    /// code or a distance byte); `None` in cached-only mode when the block
+    /// is not in memory. A table rewritten in place since it was opened is
+    /// opened again (and answers from its new content if that is valid).
+    fn stored(
+        &self,
+        material: Material,
+        pos: &Position,
+        mode: Mode,
+    ) -> Result<Option<u8>, ProbeError> {
+        let table = match mode {
+            Mode::Load => self.table(material)?,
+            // Opening a table reads its header and index: not in memory yet.
+            Mode::CachedOnly => match self.slots.get(slot(material)).map(|c| c.load()) {
+                Some(g) if g.is_some() && material.pieces() <= MAX_TABLE_PIECES => {
+                    TableGuard::Loaded(g)
+                }
+                _ => return Ok(None),
+            },
+        };
+        match self.stored_in(&table, pos, mode) {
+            Ok(byte) => Ok(byte),
+            Err(Miss::Failed(e)) => Err(e),
+            Err(Miss::Changed) => {
+                drop(table);
+                let fresh = self.reopen(material)?;
+                match self.stored_in(&fresh, pos, mode) {
+                    Ok(byte) => Ok(byte),
+                    Err(Miss::Failed(e)) => Err(e),
+                    Err(Miss::Changed) => Err(fresh.corrupted(format::FormatError::Corrupt(
+                        "the file keeps changing while it is read".into(),
+                    ))),
+                }
+            }
+        }
+    }
+
+    fn stored_in(&self, table: &Table, pos: &Position, mode: Mode) -> Result<Option<u8>, Miss> {
+        let index = table.index.rank(pos);
         if let Some(all) = table.decoded.get() {
             return Ok(all.get(index as usize).copied());
         }
@@ -198,42 +286,55 @@ impl Tablebase {
                 Some(d) => d,
                 None => return Ok(None),
             },
-            Mode::Load => self.cache.get_or_insert_with(&key, || {
-                DECODER.with(|cell| {
-                    let mut slot = cell.borrow_mut();
-                    if slot.is_none() {
-                        let d = zstd::bulk::Decompressor::new().map_err(|e| ProbeError::Io {
-                            path: table.path.clone(),
-                            source: e,
-                        })?;
-                        *slot = Some(d);
-                    }
-                    let mut raw = Vec::new();
-                    table
-                        .reader
-                        .decode_block(block, slot.as_mut().expect("set"), &mut raw)
-                        .map_err(|e| table.corrupted(e))?;
-                    Ok::<Arc<[u8]>, ProbeError>(raw.into())
-                })
-            })?,
+            Mode::Load => self
+                .cache
+                .get_or_insert_with(&key, || Self::decode_block(table, block))?,
         };
         let byte = match table.kind {
-            ValueKind::Wdl => data.get(offset / 4).map(|b| (b >> (2 * (offset % 4))) & 3),
+            ValueKind::Wdl => (offset / 4 < data.len()).then(|| format::wdl_code(&data, offset)),
             ValueKind::Distance => data.get(offset).copied(),
         };
-        byte.map(Some)
-            .ok_or_else(|| table.corrupted(format::FormatError::Corrupt("block too short".into())))
+        byte.map(Some).ok_or_else(|| {
+            Miss::Failed(table.corrupted(format::FormatError::Corrupt("block too short".into())))
+        })
     }
 
-    fn decode(table: &Table, byte: u8) -> Result<TableValue, ProbeError> {
-        match table.kind {
+    /// Decodes one block from the mapping, after checking that the file was
+    /// not rewritten since it was mapped.
+    fn decode_block(table: &Table, block: u64) -> Result<Arc<[u8]>, Miss> {
+        if !table.unchanged() {
+            return Err(Miss::Changed);
+        }
+        DECODER.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                let d = zstd::bulk::Decompressor::new().map_err(|e| {
+                    Miss::Failed(ProbeError::Io {
+                        path: table.path.clone(),
+                        source: e,
+                    })
+                })?;
+                *slot = Some(d);
+            }
+            let mut raw = Vec::new();
+            table
+                .reader
+                .decode_block(block, slot.as_mut().expect("set"), &mut raw)
+                .map_err(|e| Miss::Failed(table.corrupted(e)))?;
+            Ok(raw.into())
+        })
+    }
+
+    fn decode(&self, material: Material, byte: u8) -> Result<TableValue, ProbeError> {
+        match format::value_kind(material, self.rule_set) {
             ValueKind::Wdl => Wdl::from_code(byte)
                 .map(|wdl| TableValue {
                     wdl,
                     distance: None,
                 })
-                .ok_or_else(|| {
-                    table.corrupted(format::FormatError::Corrupt("invalid WLD code".into()))
+                .ok_or_else(|| ProbeError::Corrupted {
+                    path: self.table_path(material),
+                    source: format::FormatError::Corrupt("invalid WLD code".into()),
                 }),
             ValueKind::Distance => Ok(TableValue::from_distance(DistanceValue::decode(byte))),
         }
@@ -271,17 +372,14 @@ impl Tablebase {
             return self.resolve_captures(pos, &pos.legal_moves(), mode);
         }
         let (material, normal) = table_position(pos);
-        let table = match mode {
-            Mode::Load => self.table(material)?,
-            // Opening a table reads its header and index: not in memory yet.
-            Mode::CachedOnly => match self.slots.get(slot(material)).and_then(|c| c.get()) {
-                Some(t) if material.pieces() <= MAX_TABLE_PIECES => t,
-                _ => return Ok(None),
-            },
-        };
-        let index = table.index.rank(&normal);
-        match self.stored(table, index, mode)? {
-            Some(byte) => Ok(Some(Self::decode(table, byte)?)),
+        if material.pieces() > MAX_TABLE_PIECES {
+            return Err(ProbeError::TooManyPieces {
+                pieces: material.pieces(),
+                max: MAX_TABLE_PIECES,
+            });
+        }
+        match self.stored(material, &normal, mode)? {
+            Some(byte) => Ok(Some(self.decode(material, byte)?)),
             None => Ok(None),
         }
     }
@@ -467,19 +565,7 @@ impl Tablebase {
     /// Every material whose table file is in the directory, valid or not
     /// (by file name).
     pub fn materials_on_disk(&self) -> Vec<Material> {
-        let mut out: Vec<Material> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                let stem = name.strip_suffix(".dtb")?;
-                let m: Material = stem.parse().ok()?;
-                (m.file_name() == name).then_some(m)
-            })
-            .collect();
-        out.sort_by_key(|m| m.build_key());
-        out
+        format::list_tables(&self.dir).unwrap_or_default()
     }
 
     /// The largest `n` such that the table of every material of up to `n`
@@ -496,9 +582,4 @@ impl Tablebase {
             .last()
             .unwrap_or(0)
     }
-}
-
-/// The folder of one rule set's tables under a table directory.
-pub fn table_dir(root: &Path, rule_set: RuleSet) -> PathBuf {
-    root.join(rule_set.name())
 }

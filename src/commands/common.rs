@@ -28,7 +28,25 @@ pub fn parse_position(text: &str) -> Result<rules::Position, CliError> {
         return Ok(rules::Position::initial());
     }
     text.parse()
-        .map_err(|e| CliError::bad_input(format!("bad FEN {:?}: {e}", text.trim())))
+        .map_err(|e| CliError::bad_input(format!("bad FEN {}: {e}", echo(text.trim()))))
+}
+
+/// User input quoted in a message, cut short when long (an error line must
+/// not repeat a megabyte of input).
+pub fn echo(text: &str) -> String {
+    match shortened(text) {
+        (head, true) => format!("{head:?}... ({} bytes)", text.len()),
+        (head, false) => format!("{head:?}"),
+    }
+}
+
+/// The first 60 characters of `text`, and whether it was longer.
+pub fn shortened(text: &str) -> (&str, bool) {
+    const MAX_CHARS: usize = 60;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((cut, _)) => (&text[..cut], true),
+        None => (text, false),
+    }
 }
 
 /// `--threads` and `--quiet`, for the commands that do long work.

@@ -1,9 +1,8 @@
 //! `dtb info`: what tables a directory holds, their sizes and statistics.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use format::{Header, Material, TableStats, HEADER_LEN};
+use format::{Header, Material, TableStats};
 use probe::table_dir;
 use serde_json::{json, Value};
 
@@ -26,26 +25,14 @@ pub struct Args {
 /// The header of the table at `path`, checked against the file's length
 /// (only the header is read: `dtb verify` checks the rest).
 fn read_header(path: &Path) -> Result<Header, CliError> {
-    let io = |e: std::io::Error| CliError::new(FAILURE, format!("{}: {e}", path.display()));
-    let corrupted = |what: String| {
-        CliError::new(
-            CORRUPTED_TABLE,
-            format!("corrupted table {}: {what}", path.display()),
-        )
-    };
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let length = file.metadata().map_err(io)?.len();
-    let mut bytes = [0u8; HEADER_LEN];
-    file.read_exact(&mut bytes)
-        .map_err(|_| corrupted(format!("{length} bytes, shorter than a header")))?;
-    let header = Header::parse(&bytes).map_err(|e| corrupted(e.to_string()))?;
-    if header.file_length != length {
-        return Err(corrupted(format!(
-            "{length} bytes, the header says {}",
-            header.file_length
-        )));
-    }
-    Ok(header)
+    format::read_header(path).map_err(|e| {
+        let code = if e.is_corruption() {
+            CORRUPTED_TABLE
+        } else {
+            FAILURE
+        };
+        CliError::new(code, format!("table {}: {e}", path.display()))
+    })
 }
 
 fn stats_json(s: &TableStats) -> Value {
@@ -54,26 +41,18 @@ fn stats_json(s: &TableStats) -> Value {
 
 pub fn run(args: Args) -> CliResult {
     let dir = table_dir(&args.tables.dir, args.tables.rule_set);
-    let entries = std::fs::read_dir(&dir).map_err(|e| {
-        let code = if e.kind() == std::io::ErrorKind::NotFound {
-            MISSING_TABLE
-        } else {
-            FAILURE
-        };
-        CliError::new(
-            code,
-            format!("{}: {e} (build tables with dtb gen)", dir.display()),
-        )
-    })?;
-    let mut tables: Vec<(Material, PathBuf)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let m: Material = name.strip_suffix(".dtb")?.parse().ok()?;
-            (m.file_name() == name).then(|| (m, e.path()))
-        })
+    let tables: Vec<(Material, PathBuf)> = format::list_tables(&dir)
+        .map_err(|e| {
+            let code = if e.is_not_found() {
+                MISSING_TABLE
+            } else {
+                FAILURE
+            };
+            CliError::new(code, format!("{e} (build tables with dtb gen)"))
+        })?
+        .into_iter()
+        .map(|m| (m, format::table_path(&dir, m)))
         .collect();
-    tables.sort_by_key(|(m, _)| m.build_key());
     let mut headers: Vec<(Material, PathBuf, Header)> = Vec::new();
     for (m, path) in tables {
         let header = read_header(&path)?;
@@ -132,17 +111,20 @@ pub fn run(args: Args) -> CliResult {
         return Ok(());
     }
     crate::outln!(
-        "{:<10} {:>12} {:>10} {:>6}  {:>26}  {:>26}",
+        "{:<10} {:>12} {:>10} {:>6}  {:>44}  {:>44}",
         "material",
         "positions",
         "bytes",
-        "bits",
+        "bits/pos",
         "white to move w/d/l",
         "black to move w/d/l"
     );
     let wdl = |s: Option<TableStats>| match s {
         Some(s) => {
-            let longest = s.longest_win.map(|l| format!(" ({l})")).unwrap_or_default();
+            let longest = s
+                .longest_win
+                .map(|l| format!(", longest win {l} {}", if l == 1 { "ply" } else { "plies" }))
+                .unwrap_or_default();
             format!("{}/{}/{}{longest}", s.win, s.draw, s.loss)
         }
         None => "-".into(),
@@ -152,7 +134,7 @@ pub fn run(args: Args) -> CliResult {
         total_pos += h.position_count;
         total_bytes += h.file_length;
         crate::outln!(
-            "{:<10} {:>12} {:>10} {:>6.3}  {:>26}  {:>26}",
+            "{:<10} {:>12} {:>10} {:>6.3}  {:>44}  {:>44}",
             m.to_string(),
             h.position_count,
             h.file_length,

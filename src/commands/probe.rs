@@ -5,7 +5,7 @@ use std::io::BufRead;
 use probe::{Tablebase, Wdl};
 use serde_json::json;
 
-use crate::commands::common::{parse_position, TableArgs};
+use crate::commands::common::{parse_position, shortened, TableArgs};
 use crate::exit::{CliError, CliResult};
 use crate::report::{answer, to_json, Answer};
 
@@ -60,7 +60,10 @@ fn print_line(a: &Answer) {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let tb = Tablebase::open(&args.tables.dir, args.tables.rule_set);
+    let tb = Tablebase::open(&args.tables.dir, args.tables.rule_set).map_err(|e| {
+        let code = crate::exit::probe_code(&e);
+        CliError::new(code, format!("{e} ({})", crate::exit::build_hint(4)))
+    })?;
     if args.fen != "-" {
         let pos = parse_position(&args.fen)?;
         let a = answer(&tb, &pos, args.plies_left)?;
@@ -71,33 +74,43 @@ pub fn run(args: Args) -> CliResult {
         }
         return Ok(());
     }
-    // Batch mode: one answer per line; errors in place; the exit code is
-    // the worst error seen.
+    batch(&tb, &args)
+}
+
+/// Batch mode: one answer per line of stdin; a bad line (a bad FEN, bytes
+/// that are not UTF-8) gets its error line in place; the exit code is the
+/// worst error seen.
+fn batch(tb: &Tablebase, args: &Args) -> CliResult {
     let mut worst: Option<CliError> = None;
-    let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
-        let line = line.map_err(|e| CliError::new(crate::exit::FAILURE, format!("stdin: {e}")))?;
-        let text = line.trim();
-        if text.is_empty() || text.starts_with('#') {
-            continue;
+    let mut stdin = std::io::stdin().lock();
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        let n = stdin
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| CliError::new(crate::exit::FAILURE, format!("stdin: {e}")))?;
+        if n == 0 {
+            break;
         }
-        match parse_position(text).and_then(|p| answer(&tb, &p, args.plies_left)) {
-            Ok(a) => {
-                if args.json {
-                    crate::outln!("{}", to_json(&a));
-                } else {
-                    print_line(&a);
+        let (text, result) = match std::str::from_utf8(&raw) {
+            Ok(line) => {
+                let text = line.trim();
+                if text.is_empty() || text.starts_with('#') {
+                    continue;
                 }
+                (
+                    text.to_string(),
+                    parse_position(text).and_then(|p| answer(tb, &p, args.plies_left)),
+                )
             }
-            Err(e) => {
-                if args.json {
-                    crate::outln!("{}", json!({"fen": text, "error": e.message}));
-                } else {
-                    crate::outln!("{text}\terror: {}", e.message);
-                }
-                if worst.as_ref().is_none_or(|w| e.code > w.code) {
-                    worst = Some(e);
-                }
+            Err(_) => (
+                String::from_utf8_lossy(&raw).trim().to_string(),
+                Err(CliError::bad_input("the line is not UTF-8 text")),
+            ),
+        };
+        if let Err(e) = print_batch_answer(&text, result, args.json) {
+            if worst.as_ref().is_none_or(|w| e.code > w.code) {
+                worst = Some(e);
             }
         }
     }
@@ -108,4 +121,27 @@ pub fn run(args: Args) -> CliResult {
         )),
         None => Ok(()),
     }
+}
+
+/// Prints one batch line: the answer, or the error (returned).
+fn print_batch_answer(text: &str, result: Result<Answer, CliError>, json: bool) -> CliResult {
+    let (head, cut) = shortened(text);
+    let shown = if cut {
+        format!("{head}...")
+    } else {
+        head.to_string()
+    };
+    match result {
+        Ok(a) if json => crate::outln!("{}", to_json(&a)),
+        Ok(a) => print_line(&a),
+        Err(e) => {
+            if json {
+                crate::outln!("{}", json!({"fen": shown, "error": e.message}));
+            } else {
+                crate::outln!("{shown}\terror: {}", e.message);
+            }
+            return Err(e);
+        }
+    }
+    Ok(())
 }

@@ -144,7 +144,7 @@ pub fn run(args: Args) -> CliResult {
             args.addr
         )));
     }
-    let tb = Arc::new(Tablebase::open(&args.tables.dir, args.tables.rule_set));
+    let tb = Arc::new(Tablebase::open(&args.tables.dir, args.tables.rule_set)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

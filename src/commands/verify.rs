@@ -4,12 +4,12 @@
 use std::io::IsTerminal;
 
 use format::Material;
-use gen::{manifest, verify, VerifyOptions};
+use gen::{manifest, verify, TableCheck, TableProblem, VerifyOptions};
 use probe::table_dir;
 use serde_json::json;
 
 use crate::commands::common::{parse_material, TableArgs, WorkArgs};
-use crate::exit::{CliError, CliResult, CORRUPTED_TABLE};
+use crate::exit::{CliError, CliResult, CORRUPTED_TABLE, FAILURE, MISSING_TABLE};
 
 /// Flags of `dtb verify`.
 #[derive(clap::Args)]
@@ -31,7 +31,7 @@ pub fn run(args: Args) -> CliResult {
     let dir = table_dir(&args.tables.dir, args.tables.rule_set);
     if !dir.is_dir() {
         return Err(CliError::new(
-            crate::exit::MISSING_TABLE,
+            MISSING_TABLE,
             format!(
                 "{}: no tables here (build them with dtb gen)",
                 dir.display()
@@ -59,7 +59,7 @@ pub fn run(args: Args) -> CliResult {
                     "file": c.path.display().to_string(),
                     "checked": c.checked,
                     "ok": c.ok(),
-                    "file_error": c.file_error,
+                    "problem": c.problem.as_ref().map(|p| p.message()),
                     "mismatch_count": c.mismatch_count,
                     "mismatches": c.mismatches.iter().map(|m| json!({
                         "fen": m.fen,
@@ -86,8 +86,8 @@ pub fn run(args: Args) -> CliResult {
                 c.checked,
                 c.seconds
             );
-            if let Some(e) = &c.file_error {
-                crate::outln!("  file: {e}");
+            if let Some(p) = &c.problem {
+                crate::outln!("  {}", p.message());
             }
             for m in &c.mismatches {
                 crate::outln!(
@@ -117,11 +117,14 @@ pub fn run(args: Args) -> CliResult {
         );
     }
     if bad_tables > 0 || !manifest_problems.is_empty() {
-        let first = checks
+        let worst = checks
             .iter()
-            .find(|c| !c.ok())
-            .map(|c| match (&c.file_error, c.mismatches.first()) {
-                (Some(e), _) => format!("{}: {e}", c.path.display()),
+            .filter(|c| !c.ok())
+            .max_by_key(|c| exit_code(c));
+        let code = worst.map_or(CORRUPTED_TABLE, exit_code);
+        let first = worst
+            .map(|c| match (&c.problem, c.mismatches.first()) {
+                (Some(p), _) => format!("{}: {}", c.material, p.message()),
                 (None, Some(m)) => format!(
                     "{}: {} mismatches, first at {}",
                     c.material, c.mismatch_count, m.fen
@@ -131,12 +134,24 @@ pub fn run(args: Args) -> CliResult {
             .or_else(|| manifest_problems.first().cloned())
             .unwrap_or_default();
         return Err(CliError::new(
-            CORRUPTED_TABLE,
+            code,
             format!(
-                "verification failed ({bad_tables} bad tables, {} manifest problems): {first}",
+                "verification failed ({bad_tables} bad tables, {} manifest problems); worst: {first}",
                 manifest_problems.len()
             ),
         ));
     }
     Ok(())
+}
+
+/// The exit code a failed table calls for: a damaged table or wrong values
+/// 4, a missing one 3, anything else 1 (the worst of all tables is used).
+fn exit_code(check: &TableCheck) -> i32 {
+    match &check.problem {
+        Some(TableProblem::Missing(_)) => MISSING_TABLE,
+        Some(TableProblem::Failed(_)) => FAILURE,
+        Some(TableProblem::Corrupted(_)) => CORRUPTED_TABLE,
+        None if check.mismatch_count > 0 => CORRUPTED_TABLE,
+        None => 0,
+    }
 }

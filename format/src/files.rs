@@ -1,0 +1,142 @@
+//! The table directory on disk: where each rule set's tables live, which
+//! files are tables, and how a table file (or the manifest) is opened: only
+//! regular files, read with bounds, so that a FIFO, a device or a
+//! directory in a table's place is an error naming it, never a hang.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::error::FormatError;
+use crate::header::{Header, HEADER_LEN};
+use crate::material::Material;
+use crate::value::RuleSet;
+
+/// The extension of table files.
+pub const TABLE_EXTENSION: &str = "dtb";
+
+/// The folder of one rule set's tables under a table directory
+/// (`<root>/<rule set name>/`).
+pub fn table_dir(root: &Path, rule_set: RuleSet) -> PathBuf {
+    root.join(rule_set.name())
+}
+
+/// The file of `material`'s table in a rule set's folder.
+pub fn table_path(dir: &Path, material: Material) -> PathBuf {
+    dir.join(material.file_name())
+}
+
+/// The material a file name stands for, if it is the canonical name of a
+/// table file (`KKM-K.dtb`).
+pub fn material_of_file_name(name: &str) -> Option<Material> {
+    let stem = name.strip_suffix(".dtb")?;
+    let material: Material = stem.parse().ok()?;
+    (material.file_name() == name).then_some(material)
+}
+
+/// The materials of every table file in a rule set's folder (by name; the
+/// files are not opened), in build order.
+pub fn list_tables(dir: &Path) -> Result<Vec<Material>, FormatError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| FormatError::io(dir, e))?;
+    let mut out: Vec<Material> = entries
+        .flatten()
+        .filter_map(|e| material_of_file_name(e.file_name().to_str()?))
+        .collect();
+    out.sort_by_key(|m| m.build_key());
+    Ok(out)
+}
+
+/// Opens `path` for reading if it is a regular file (following symbolic
+/// links), with its length. Opening does not block on a FIFO; anything
+/// but a regular file is [`FormatError::NotRegularFile`].
+pub fn open_regular(path: &Path) -> Result<(File, u64), FormatError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Without O_NONBLOCK, opening a FIFO waits for a writer forever.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| FormatError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| FormatError::io(path, e))?;
+    if !meta.is_file() {
+        return Err(FormatError::NotRegularFile(path.display().to_string()));
+    }
+    Ok((file, meta.len()))
+}
+
+/// Reads the whole regular file `path`, refusing files longer than
+/// `max_bytes`; reads at most the length the file had when opened.
+pub fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, FormatError> {
+    let (file, len) = open_regular(path)?;
+    if len > max_bytes {
+        return Err(FormatError::Corrupt(format!(
+            "{} is {len} bytes, more than the {max_bytes} expected",
+            path.display()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(len)
+        .read_to_end(&mut bytes)
+        .map_err(|e| FormatError::io(path, e))?;
+    Ok(bytes)
+}
+
+/// Reads and checks the header of the table file at `path` against the
+/// file's length (only the header is read).
+pub fn read_header(path: &Path) -> Result<Header, FormatError> {
+    let (file, len) = open_regular(path)?;
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    file.take(HEADER_LEN as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| FormatError::io(path, e))?;
+    let header = Header::parse(&bytes)?;
+    if header.file_length != len {
+        return Err(FormatError::Truncated(format!(
+            "{len} bytes, the header says {}",
+            header.file_length
+        )));
+    }
+    Ok(header)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = open_regular(dir.path()).unwrap_err();
+        assert!(matches!(err, FormatError::NotRegularFile(_)), "{err}");
+        #[cfg(unix)]
+        {
+            let dev_zero = Path::new("/dev/zero");
+            if dev_zero.exists() {
+                let err = read_regular(dev_zero, 1 << 20).unwrap_err();
+                assert!(matches!(err, FormatError::NotRegularFile(_)), "{err}");
+            }
+        }
+        let file = dir.path().join("KM-K.dtb");
+        std::fs::write(&file, b"0123456789").unwrap();
+        assert_eq!(read_regular(&file, 10).unwrap().len(), 10);
+        assert!(read_regular(&file, 9).is_err());
+        assert!(matches!(
+            read_header(&file),
+            Err(FormatError::BadMagic | FormatError::Truncated(_))
+        ));
+        let missing = open_regular(&dir.path().join("K-K.dtb")).unwrap_err();
+        assert!(missing.is_not_found());
+    }
+
+    #[test]
+    fn table_names() {
+        assert_eq!(
+            material_of_file_name("KM-K.dtb"),
+            Some("KM-K".parse().unwrap())
+        );
+        assert_eq!(material_of_file_name("km-k.dtb"), None);
+        assert_eq!(material_of_file_name("KM-K.dtb.partial"), None);
+    }
+}
