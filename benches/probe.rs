@@ -59,7 +59,8 @@ fn bench_probe(c: &mut Criterion) {
         dir.path(),
         RuleSet::Fmjd,
         TablebaseOptions { cache_bytes: 1 },
-    ).unwrap();
+    )
+    .unwrap();
     group.bench_function("block_decode", |b| {
         b.iter(|| {
             quiet

@@ -292,7 +292,8 @@ fn cached_only_probes_answer_after_a_real_probe() {
         probe::TablebaseOptions {
             cache_bytes: 1 << 20,
         },
-    ).unwrap();
+    )
+    .unwrap();
     let p = pos("W:WK1,K2:BK50");
     assert_eq!(tb.probe_wdl_if_cached(&p, None).unwrap(), None);
     let v = tb.probe_wdl(&p, None).unwrap();
@@ -317,7 +318,8 @@ fn many_threads_agree_with_one() {
         probe::TablebaseOptions {
             cache_bytes: 256 << 10,
         },
-    ).unwrap();
+    )
+    .unwrap();
     std::thread::scope(|s| {
         for t in 0..8 {
             let (fresh, positions, single) = (&fresh, &positions, &single);

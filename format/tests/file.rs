@@ -175,3 +175,65 @@ fn corruptions_are_errors_not_panics() {
         }
     }
 }
+
+/// Re-seals the header checksum after an edit of its fields.
+fn resealed(mut header: Vec<u8>) -> Vec<u8> {
+    let crc = crc32fast::hash(&header[..124]);
+    header[124..128].copy_from_slice(&crc.to_le_bytes());
+    header
+}
+
+/// Issue 14: a header whose checksum is right but whose numbers are hostile
+/// is refused with an error: counts that overflow when added or multiplied,
+/// a block size that would make a decode allocate gigabytes, unknown flags,
+/// reserved bytes in use. Each edit is re-sealed so it reaches the checks.
+#[test]
+fn hostile_headers_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bytes, _) = write_table(dir.path(), ValueKind::Wdl, 4096);
+    let header = bytes[..format::HEADER_LEN].to_vec();
+    assert!(format::Header::parse(&resealed(header.clone())).is_ok());
+    let edits: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+        (
+            "piece counts that wrap a byte",
+            Box::new(|h| h[12..16].copy_from_slice(&[200, 100, 1, 0])),
+        ),
+        (
+            "20 kings a side: too many positions for u64",
+            Box::new(|h| h[12..16].copy_from_slice(&[0, 20, 0, 20])),
+        ),
+        (
+            "a huge block",
+            Box::new(|h| h[20..24].copy_from_slice(&(1u32 << 30).to_le_bytes())),
+        ),
+        ("flags", Box::new(|h| h[19] = 1)),
+        ("reserved bytes", Box::new(|h| h[110] = 7)),
+    ];
+    for (what, edit) in edits {
+        let mut h = header.clone();
+        edit(&mut h);
+        let result = std::panic::catch_unwind(|| format::Header::parse(&resealed(h.clone())));
+        let result = result.unwrap_or_else(|_| panic!("{what}: panic"));
+        assert!(result.is_err(), "{what}: accepted");
+    }
+    // Every material with at most 20 pieces a side either has an index or
+    // is refused by name, never wraps around.
+    for wk in 0..=20u8 {
+        for bk in 0..=20u8 {
+            let (w, b) = (wk.max(1), bk.max(1));
+            match Material::new(0, w, 0, b) {
+                Ok(m) => assert!(MaterialIndex::try_new(m).is_some(), "{m}"),
+                Err(e) => assert!(
+                    MaterialIndex::try_new(Material {
+                        white_men: 0,
+                        white_kings: w,
+                        black_men: 0,
+                        black_kings: b
+                    })
+                    .is_none(),
+                    "{e}"
+                ),
+            }
+        }
+    }
+}

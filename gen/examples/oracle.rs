@@ -6,7 +6,8 @@ fn main() {
     let tb = probe::Tablebase::open(
         std::env::var("TBDIR").unwrap_or("/tmp/tbq".into()),
         format::RuleSet::Pure,
-    ).unwrap();
+    )
+    .unwrap();
     let text = std::fs::read_to_string("../shared/oracles/egdb_example_wld.tsv").unwrap();
     let (mut ok, mut bad) = (0, 0);
     for line in text.lines().filter(|l| !l.starts_with('#')) {
