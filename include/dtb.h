@@ -28,14 +28,30 @@
  * Rust panic escape: an internal bug returns DTB_ERR_INTERNAL.
  *
  * Threads: a dtb_tablebase is thread-safe. Open one per table directory and
- * share it between all search threads; every probe function may be called
- * concurrently on the same handle. Only dtb_close must not race with other
- * calls on the same handle.
+ * share it between all search threads; every function may be called
+ * concurrently on the same handle, dtb_close included: calls already
+ * running when it is closed finish normally (the memory is freed when the
+ * last of them returns); calls that start after it fail as below.
+ *
+ * Handles: a dtb_tablebase * is an opaque token, not the address of
+ * memory: never dereference it. The library checks every handle against
+ * its list of open ones before using it, and a handle is never reused
+ * within a process, so a call with a handle that was closed (or never
+ * returned by dtb_open) returns DTB_ERR_BAD_ARGUMENT with the message
+ * "closed or unknown tablebase handle" (dtb_max_pieces: -1), and a second
+ * dtb_close of the same handle returns DTB_ERR_BAD_ARGUMENT. That is
+ * defined behaviour, not a crash.
  *
  * Ownership: the library owns the dtb_tablebase (free it with dtb_close
  * only). Strings passed in are borrowed for the duration of the call.
  * Output pointers may be NULL where marked "optional"; the library writes
  * only through non-NULL ones.
+ *
+ * Still undefined: pointers other than the handle are trusted. A `dir` or
+ * `fen` that is not a readable NUL-terminated string, an output pointer or
+ * `buf` that is not writable for its size, or a dtb_last_error() string
+ * used after the next dtb call on its thread is undefined behaviour, as in
+ * any C library.
  */
 #ifndef DTB_H
 #define DTB_H
@@ -52,7 +68,7 @@ extern "C" {
 
 /* Status codes. */
 #define DTB_OK 0
-#define DTB_ERR_BAD_ARGUMENT (-1)     /* NULL handle or buffer, bad rules/side/plies */
+#define DTB_ERR_BAD_ARGUMENT (-1)     /* NULL/closed handle, NULL buffer, bad rules/side/plies */
 #define DTB_ERR_INVALID_POSITION (-2) /* impossible position or bad FEN */
 #define DTB_ERR_MISSING_TABLE (-3)    /* a needed table is not in the directory */
 #define DTB_ERR_CORRUPTED_TABLE (-4)  /* a table is damaged or of another rule set */
@@ -61,10 +77,15 @@ extern "C" {
 #define DTB_ERR_TOO_MANY_PIECES (-7)  /* more pieces than any table */
 #define DTB_ERR_INTERNAL (-8)         /* a bug in the library */
 
-/* Rule sets (the tables of each live in <dir>/fmjd, fmjd-diagonal, pure). */
-#define DTB_RULES_FMJD 0
-#define DTB_RULES_FMJD_DIAGONAL 1
-#define DTB_RULES_PURE 2
+/*
+ * Rule sets (the tables of each live in <dir>/pure, fmjd, fmjd-diagonal).
+ * The numbers are the rule-set codes of the table file header (FORMAT.md).
+ * Earlier builds of this header numbered them 0 fmjd, 1 fmjd-diagonal,
+ * 2 pure: pass the names, not the numbers.
+ */
+#define DTB_RULES_PURE 0          /* no move limits (the classic databases) */
+#define DTB_RULES_FMJD 1          /* FMJD: the 16-move and 5-move limits */
+#define DTB_RULES_FMJD_DIAGONAL 2 /* FMJD plus the long-diagonal limit */
 
 /* Sides. */
 #define DTB_WHITE 0
@@ -84,19 +105,21 @@ extern "C" {
 typedef struct DtbTablebase dtb_tablebase;
 
 /*
- * Opens the tables of `rules` under directory `dir` (tables are read
- * lazily, on first use). `cache_bytes` bounds the memory for decoded blocks
- * (0: 64 MiB). Returns NULL on a bad argument (see dtb_last_error).
+ * Opens the tables of `rules` (a DTB_RULES_* value) under directory `dir`
+ * (tables are read lazily, on first use). `cache_bytes` bounds the memory
+ * for decoded blocks (0: 64 MiB). Returns NULL on a bad argument (see dtb_last_error).
  * Ownership: the caller owns the handle and frees it with dtb_close.
  * Threads: may be called from any thread.
  */
 dtb_tablebase *dtb_open(const char *dir, int rules, uint64_t cache_bytes);
 
 /*
- * Closes a handle from dtb_open and frees its memory (NULL is ignored).
- * Threads: no other call may use `tb` during or after this call.
+ * Closes a handle from dtb_open and frees its memory: DTB_OK (also for
+ * NULL, which is ignored), DTB_ERR_BAD_ARGUMENT for a handle already closed
+ * or never opened. Threads: safe to call while other threads use `tb`
+ * (their running calls finish; later ones return DTB_ERR_BAD_ARGUMENT).
  */
-void dtb_close(dtb_tablebase *tb);
+int dtb_close(dtb_tablebase *tb);
 
 /*
  * Win/draw/loss for the side to move into *wdl (required).
@@ -150,7 +173,8 @@ int dtb_best_move_fen(const dtb_tablebase *tb, const char *fen, int plies_left, 
 
 /*
  * The largest N such that the table of every material of up to N pieces is
- * in the directory (0 if none), -1 for a NULL handle. Reads the directory
+ * in the directory (0 if none), -1 for a NULL, closed or unknown handle
+ * (dtb_last_error says which). Reads the directory
  * listing. Thread-safe.
  */
 int dtb_max_pieces(const dtb_tablebase *tb);

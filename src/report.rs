@@ -1,6 +1,6 @@
 //! The answer to a probe, shared by `dtb probe` and `dtb serve`.
 
-use probe::{Material, MoveValue, Tablebase, Wdl};
+use probe::{Material, MoveValue, ProbeError, Tablebase, Wdl};
 use rules::Position;
 use serde_json::{json, Value};
 
@@ -24,6 +24,16 @@ pub struct Answer {
 
 /// Probes `pos` and every move.
 pub fn answer(tb: &Tablebase, pos: &Position, plies_left: Option<u8>) -> Result<Answer, CliError> {
+    Ok(try_answer(tb, pos, plies_left)?)
+}
+
+/// [`answer`] with the prober's own error (for callers that word it
+/// themselves, as `dtb serve` does).
+pub fn try_answer(
+    tb: &Tablebase,
+    pos: &Position,
+    plies_left: Option<u8>,
+) -> Result<Answer, ProbeError> {
     let probe = tb.probe_counted(pos, plies_left)?;
     let moves: Vec<(String, MoveValue)> = tb
         .move_values(pos, plies_left)?

@@ -4,12 +4,20 @@
 //! `DTB_ERR_INTERNAL`), checks its pointers, and reports failures as a
 //! status code plus a message readable with `dtb_last_error()` on the
 //! calling thread. One `dtb_tablebase` may be shared by all threads.
+//!
+//! Handles are not pointers: `dtb_open` registers the tablebase under a
+//! number never used before and returns that number disguised as a
+//! pointer; every call looks it up in the registry (and never dereferences
+//! it), so a closed or made-up handle is an error, not a crash.
 #![warn(missing_docs)]
 #![allow(clippy::missing_safety_doc)] // the contract of each function is in include/dtb.h
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use probe::{ProbeError, RuleSet, Tablebase, TablebaseOptions, Wdl};
 use rules::{Color, Position};
@@ -36,9 +44,59 @@ pub const DTB_ERR_INTERNAL: c_int = -8;
 /// Plies-left value meaning "the counted ending was just entered".
 pub const DTB_PLIES_FRESH: c_int = -1;
 
-/// An open tablebase (opaque to C).
+/// Rule set without move limits: the header code of [`RuleSet::Pure`].
+pub const DTB_RULES_PURE: c_int = RuleSet::Pure.code() as c_int;
+/// FMJD rules (16- and 5-move limits): the header code of [`RuleSet::Fmjd`].
+pub const DTB_RULES_FMJD: c_int = RuleSet::Fmjd.code() as c_int;
+/// FMJD rules plus the long-diagonal limit: the header code of
+/// [`RuleSet::FmjdDiagonal`].
+pub const DTB_RULES_FMJD_DIAGONAL: c_int = RuleSet::FmjdDiagonal.code() as c_int;
+
+/// What a `dtb_tablebase *` handle names (opaque to C). Never instantiated:
+/// a handle is a registry number with the type of a pointer to this.
 pub struct DtbTablebase {
-    tb: Tablebase,
+    _opaque: [u8; 0],
+}
+
+/// The open tablebases by handle number.
+static HANDLES: RwLock<BTreeMap<usize, Arc<Tablebase>>> = RwLock::new(BTreeMap::new());
+/// The next handle number (starting at 1: a handle is never NULL). Numbers
+/// are never reused, so a closed handle stays unknown.
+static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(1);
+
+const UNKNOWN_HANDLE: &str = "closed or unknown tablebase handle";
+
+/// Registers `tb` under a fresh handle.
+fn register(tb: Tablebase) -> *mut DtbTablebase {
+    let id = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
+    HANDLES
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(id, Arc::new(tb));
+    std::ptr::without_provenance_mut(id)
+}
+
+/// The tablebase of a handle; `DTB_ERR_BAD_ARGUMENT` for NULL and for a
+/// closed or unknown handle. Only the handle's address is read.
+fn lookup(tb: *const DtbTablebase) -> Result<Arc<Tablebase>, c_int> {
+    if tb.is_null() {
+        return Err(fail(DTB_ERR_BAD_ARGUMENT, "tablebase is NULL"));
+    }
+    HANDLES
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&tb.addr())
+        .cloned()
+        .ok_or_else(|| fail(DTB_ERR_BAD_ARGUMENT, UNKNOWN_HANDLE))
+}
+
+/// Removes a handle from the registry; its tablebase is freed when the
+/// last call still using it returns.
+fn unregister(tb: *mut DtbTablebase) -> Option<Arc<Tablebase>> {
+    HANDLES
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(&tb.addr())
 }
 
 thread_local! {
@@ -126,15 +184,6 @@ unsafe fn fen_position(fen: *const c_char) -> Result<Position, c_int> {
         .map_err(|e| fail(DTB_ERR_INVALID_POSITION, &format!("bad FEN: {e}")))
 }
 
-unsafe fn tablebase<'a>(tb: *const DtbTablebase) -> Result<&'a Tablebase, c_int> {
-    if tb.is_null() {
-        return Err(fail(DTB_ERR_BAD_ARGUMENT, "tablebase is NULL"));
-    }
-    // SAFETY: a non-null handle comes from dtb_open and is not closed
-    // while in use (header contract).
-    Ok(unsafe { &(*tb).tb })
-}
-
 /// Runs `f` on the tablebase and the position given as masks, inside the
 /// panic guard.
 unsafe fn with_masks(
@@ -146,13 +195,12 @@ unsafe fn with_masks(
     f: impl FnOnce(&Tablebase, &Position) -> c_int,
 ) -> c_int {
     guard(|| {
-        // SAFETY: see `tablebase`.
-        let tb = match unsafe { tablebase(tb) } {
+        let tb = match lookup(tb) {
             Ok(t) => t,
             Err(c) => return c,
         };
         match position(white, black, kings, side_to_move) {
-            Ok(p) => f(tb, &p),
+            Ok(p) => f(&tb, &p),
             Err(c) => c,
         }
     })
@@ -166,16 +214,20 @@ unsafe fn with_fen(
     f: impl FnOnce(&Tablebase, &Position) -> c_int,
 ) -> c_int {
     guard(|| {
-        // SAFETY: see `tablebase` and `fen_position`.
-        match unsafe { (tablebase(tb), fen_position(fen)) } {
-            (Ok(t), Ok(p)) => f(t, &p),
-            (Err(c), _) | (_, Err(c)) => c,
+        let tb = match lookup(tb) {
+            Ok(t) => t,
+            Err(c) => return c,
+        };
+        // SAFETY: forwarded caller contract (see `fen_position`).
+        match unsafe { fen_position(fen) } {
+            Ok(p) => f(&tb, &p),
+            Err(c) => c,
         }
     })
 }
 
-/// Opens the tables of `rules` (0 fmjd, 1 fmjd-diagonal, 2 pure) under
-/// `dir`. NULL on error (see `dtb_last_error`).
+/// Opens the tables of `rules` (a `DTB_RULES_*` code: the file header's
+/// [`RuleSet::code`]) under `dir`. NULL on error (see `dtb_last_error`).
 #[no_mangle]
 pub unsafe extern "C" fn dtb_open(
     dir: *const c_char,
@@ -193,14 +245,12 @@ pub unsafe extern "C" fn dtb_open(
             set_error("dir is not UTF-8");
             return std::ptr::null_mut();
         };
-        let rule_set = match rules {
-            0 => RuleSet::Fmjd,
-            1 => RuleSet::FmjdDiagonal,
-            2 => RuleSet::Pure,
-            _ => {
-                set_error("rules must be 0 (fmjd), 1 (fmjd-diagonal) or 2 (pure)");
-                return std::ptr::null_mut();
-            }
+        let Some(rule_set) = u8::try_from(rules).ok().and_then(RuleSet::from_code) else {
+            set_error(&format!(
+                "rules must be DTB_RULES_PURE ({DTB_RULES_PURE}), DTB_RULES_FMJD \
+                 ({DTB_RULES_FMJD}) or DTB_RULES_FMJD_DIAGONAL ({DTB_RULES_FMJD_DIAGONAL})"
+            ));
+            return std::ptr::null_mut();
         };
         let options = TablebaseOptions {
             cache_bytes: if cache_bytes == 0 {
@@ -210,7 +260,7 @@ pub unsafe extern "C" fn dtb_open(
             },
         };
         match Tablebase::open_with(dir, rule_set, options) {
-            Ok(tb) => Box::into_raw(Box::new(DtbTablebase { tb })),
+            Ok(tb) => register(tb),
             Err(e) => {
                 set_error(&e.to_string());
                 std::ptr::null_mut()
@@ -223,14 +273,20 @@ pub unsafe extern "C" fn dtb_open(
     })
 }
 
-/// Closes a tablebase opened by `dtb_open` (NULL is ignored).
+/// Closes a tablebase opened by `dtb_open`: `DTB_OK` (also for NULL), or
+/// `DTB_ERR_BAD_ARGUMENT` for a handle already closed or never opened.
 #[no_mangle]
-pub unsafe extern "C" fn dtb_close(tb: *mut DtbTablebase) {
-    if !tb.is_null() {
-        // SAFETY: the handle came from Box::into_raw in dtb_open and is
-        // closed once (header contract).
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(tb) })));
+pub extern "C" fn dtb_close(tb: *mut DtbTablebase) -> c_int {
+    if tb.is_null() {
+        return DTB_OK;
     }
+    guard(|| match unregister(tb) {
+        Some(tablebase) => {
+            drop(tablebase);
+            DTB_OK
+        }
+        None => fail(DTB_ERR_BAD_ARGUMENT, UNKNOWN_HANDLE),
+    })
 }
 
 unsafe fn out<T>(ptr: *mut T, value: T) {
@@ -458,16 +514,14 @@ pub unsafe extern "C" fn dtb_best_move_fen(
 }
 
 /// The largest N such that every table of up to N pieces is present (0 if
-/// none; -1 on a bad handle).
+/// none; -1 on a NULL, closed or unknown handle).
 #[no_mangle]
-pub unsafe extern "C" fn dtb_max_pieces(tb: *const DtbTablebase) -> c_int {
-    guard(|| {
-        // SAFETY: see `tablebase`.
-        match unsafe { tablebase(tb) } {
-            Ok(t) => t.max_pieces_available() as c_int,
-            Err(_) => -1,
-        }
-    })
+pub extern "C" fn dtb_max_pieces(tb: *const DtbTablebase) -> c_int {
+    let code = guard(|| match lookup(tb) {
+        Ok(t) => t.max_pieces_available() as c_int,
+        Err(c) => c,
+    });
+    code.max(-1)
 }
 
 /// The message of the last failed call on this thread ("" if none). Valid

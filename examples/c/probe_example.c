@@ -8,7 +8,8 @@
  * where W is the value with a freshly entered counter, P the stored
  * distance (-1: none), MOVE a best move ("-" when there is none) and W4 the
  * value with 4 plies left on the counter. Errors print "error=CODE message".
- * It also checks the mask interface and a few bad calls, then prints "ok".
+ * It also checks the mask interface, a few bad calls and calls on a closed
+ * handle, then prints "ok".
  */
 #include <stdio.h>
 #include <string.h>
@@ -77,8 +78,19 @@ int main(int argc, char **argv) {
     if (dtb_open(NULL, 0, 0) != NULL) return fail("null dir", 0);
     if (dtb_open(".", 9, 0) != NULL) return fail("rules", 0);
     printf("max_pieces=%d version=%s\n", dtb_max_pieces(tb), dtb_version());
-    dtb_close(tb);
-    dtb_close(NULL);
+
+    /* The same directory under other rules: no tables there. */
+    dtb_tablebase *pure = dtb_open(argv[1], DTB_RULES_PURE, 0);
+    if (!pure || dtb_max_pieces(pure) != 0) return fail("pure rules", 0);
+    if (dtb_close(pure) != DTB_OK) return fail("close pure", 0);
+
+    /* A closed handle is an error code, and so is closing it again. */
+    if (dtb_close(tb) != DTB_OK) return fail("close", 0);
+    if (dtb_probe_wdl_fen(tb, "W:WK1:BK50", -1, &a) != DTB_ERR_BAD_ARGUMENT) return fail("closed handle", 0);
+    if (strcmp(dtb_last_error(), "closed or unknown tablebase handle") != 0) return fail("closed message", 0);
+    if (dtb_max_pieces(tb) != -1) return fail("closed max_pieces", 0);
+    if (dtb_close(tb) != DTB_ERR_BAD_ARGUMENT) return fail("double close", 0);
+    if (dtb_close(NULL) != DTB_OK) return fail("close NULL", 0);
     printf("ok\n");
     return 0;
 }

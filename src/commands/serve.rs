@@ -5,9 +5,16 @@
 //! answers with the JSON object of `dtb probe --json`. Bad input is a 400,
 //! a missing table a 404, a corrupted one a 500, each with `{"error": ...}`.
 //! Nothing the client sends reaches the file system: the only input is a
-//! position and a number.
+//! position and a number. Nothing about the file system reaches the client
+//! either: error messages name tables, never paths (the server's own log
+//! on stderr has the details).
+//!
+//! Connections are capped and timed out (see [`listen`]), so slow clients
+//! cannot hold the server.
 
-use std::net::SocketAddr;
+mod listen;
+
+use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
@@ -16,13 +23,16 @@ use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use probe::Tablebase;
+use format::FormatError;
+use probe::{ProbeError, RuleSet, Tablebase};
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::commands::common::{parse_position, TableArgs};
-use crate::exit::{CliError, CliResult, BAD_INPUT, CORRUPTED_TABLE, FAILURE, MISSING_TABLE};
-use crate::report::{answer, to_json};
+use crate::exit::{
+    probe_code, CliError, CliResult, BAD_INPUT, CORRUPTED_TABLE, FAILURE, MISSING_TABLE,
+};
+use crate::report::{to_json, try_answer};
 
 /// The longest query string accepted.
 const MAX_QUERY: usize = 512;
@@ -32,13 +42,16 @@ const MAX_QUERY: usize = 512;
 pub struct Args {
     #[command(flatten)]
     tables: TableArgs,
-    /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1:8080")]
-    addr: SocketAddr,
+    /// Address to listen on: IP:PORT or HOST:PORT (a host name such as
+    /// localhost is resolved).
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = listen::parse_addr)]
+    addr: listen::ListenAddr,
     /// Allow an address other than loopback (the explorer then answers
     /// anyone who can reach this machine).
     #[arg(long)]
     public: bool,
+    #[command(flatten)]
+    limits: listen::Limits,
 }
 
 #[derive(Deserialize)]
@@ -62,6 +75,96 @@ fn status_of(code: i32) -> StatusCode {
         CORRUPTED_TABLE | FAILURE => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
+}
+
+/// The name of a table file (its material), without the directory.
+fn table_name(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "?".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// What is wrong with a damaged table, without the path an I/O error
+/// carries.
+fn format_problem(e: &FormatError) -> String {
+    match e {
+        FormatError::Io { source, .. } => format!("read error ({})", source.kind()),
+        FormatError::NotRegularFile(_) => "not a regular file".into(),
+        FormatError::BadMagic
+        | FormatError::UnsupportedVersion(_)
+        | FormatError::Truncated(_)
+        | FormatError::Checksum(_)
+        | FormatError::Corrupt(_)
+        | FormatError::UnknownRuleSet(_)
+        | FormatError::Writer(_) => e.to_string(),
+    }
+}
+
+/// A probe error as the HTTP client sees it: the table by name and how to
+/// fix it, never a path on this machine.
+fn public_message(e: &ProbeError, rule_set: RuleSet) -> String {
+    match e {
+        ProbeError::MissingTable { material, .. } => {
+            let rules = match rule_set {
+                RuleSet::Fmjd => String::new(),
+                other => format!(" --rules {other}"),
+            };
+            format!(
+                "missing table {material} (build it with dtb gen --pieces {}{rules})",
+                material.pieces()
+            )
+        }
+        ProbeError::Corrupted { path, source } => format!(
+            "corrupted table {}: {} (dtb verify checks the tables)",
+            table_name(path),
+            format_problem(source)
+        ),
+        ProbeError::RuleSetMismatch {
+            path,
+            expected,
+            found,
+        } => format!(
+            "table {} was built for rule set {found}, not {expected}",
+            table_name(path)
+        ),
+        ProbeError::WrongMaterial {
+            path,
+            expected,
+            found,
+        } => format!(
+            "table file {} holds material {found}, not {expected}",
+            table_name(path)
+        ),
+        ProbeError::Io { source, .. } => {
+            format!("cannot read the tables ({})", source.kind())
+        }
+        ProbeError::MissingDirectory { rule_set, .. } => {
+            format!("no {rule_set} tables on this server (build them with dtb gen)")
+        }
+        ProbeError::TooManyPieces { .. }
+        | ProbeError::InvalidPosition(_)
+        | ProbeError::BadPliesLeft { .. } => e.to_string(),
+    }
+}
+
+/// Status and message for a failed probe; the full error (with paths) goes
+/// to the server's stderr when it is the server's problem.
+fn probe_failure(e: &ProbeError, rule_set: RuleSet) -> (StatusCode, String) {
+    let code = probe_code(e);
+    if code != BAD_INPUT {
+        eprintln!("dtb: {e}");
+    }
+    (status_of(code), public_message(e, rule_set))
+}
+
+/// The answer for `fen` as JSON, or the status and message of the error.
+fn probe_json(
+    tb: &Tablebase,
+    fen: &str,
+    plies_left: Option<u8>,
+) -> Result<serde_json::Value, (StatusCode, String)> {
+    let pos = parse_position(fen).map_err(|e| (status_of(e.code), e.message))?;
+    let answer = try_answer(tb, &pos, plies_left).map_err(|e| probe_failure(&e, tb.rule_set()))?;
+    Ok(to_json(&answer))
 }
 
 async fn api_probe(
@@ -94,14 +197,10 @@ async fn api_probe(
         },
     };
     // Probing reads memory-mapped files: keep it off the async workers.
-    let result = tokio::task::spawn_blocking(move || -> Result<serde_json::Value, CliError> {
-        let pos = parse_position(&fen)?;
-        Ok(to_json(&answer(&tb, &pos, plies_left)?))
-    })
-    .await;
+    let result = tokio::task::spawn_blocking(move || probe_json(&tb, &fen, plies_left)).await;
     match result {
         Ok(Ok(v)) => Json(v).into_response(),
-        Ok(Err(e)) => error(status_of(e.code), e.message),
+        Ok(Err((status, message))) => error(status, message),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal error"),
     }
 }
@@ -137,8 +236,9 @@ pub fn router(tb: Arc<Tablebase>) -> Router {
         .with_state(tb)
 }
 
+/// `dtb serve`: serves the explorer until Ctrl-C.
 pub fn run(args: Args) -> CliResult {
-    if !args.addr.ip().is_loopback() && !args.public {
+    if !args.addr.is_loopback() && !args.public {
         return Err(CliError::bad_input(format!(
             "{} is not a loopback address; pass --public to serve other machines",
             args.addr
@@ -150,9 +250,10 @@ pub fn run(args: Args) -> CliResult {
         .build()
         .map_err(|e| CliError::new(FAILURE, format!("cannot start the server: {e}")))?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(args.addr)
-            .await
-            .map_err(|e| CliError::new(FAILURE, format!("cannot listen on {}: {e}", args.addr)))?;
+        let listener =
+            args.addr.bind().await.map_err(|e| {
+                CliError::new(FAILURE, format!("cannot listen on {}: {e}", args.addr))
+            })?;
         let local = listener
             .local_addr()
             .map_err(|e| CliError::new(FAILURE, e))?;
@@ -161,11 +262,10 @@ pub fn run(args: Args) -> CliResult {
             args.tables.rule_set,
             args.tables.dir.display()
         );
-        axum::serve(listener, router(tb))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(|e| CliError::new(FAILURE, format!("server: {e}")))
+        tokio::select! {
+            () = listen::serve(listener, router(tb), args.limits) => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        Ok(())
     })
 }

@@ -1,0 +1,184 @@
+//! The C interface from Rust: the constants of `include/dtb.h` against the
+//! library's, rule-set codes against the file header's, and handles that
+//! were closed or never opened.
+
+use std::collections::BTreeMap;
+use std::ffi::{c_int, CStr, CString};
+use std::path::Path;
+
+use dtb::*;
+use format::RuleSet;
+use gen::{generate, GenOptions};
+
+/// Every `#define DTB_NAME number` of the header.
+fn header_defines() -> BTreeMap<String, i64> {
+    let header = Path::new(env!("CARGO_MANIFEST_DIR")).join("../include/dtb.h");
+    let text = std::fs::read_to_string(header).unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.strip_prefix("#define ")?.split_whitespace();
+            let name = words.next()?;
+            let value = words.next()?.trim_matches(|c| c == '(' || c == ')');
+            Some((name.to_string(), value.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn header_rule_sets_are_the_file_header_codes() {
+    let defines = header_defines();
+    let rules: Vec<(&String, &i64)> = defines
+        .iter()
+        .filter(|(name, _)| name.starts_with("DTB_RULES_"))
+        .collect();
+    assert_eq!(rules.len(), 3, "one DTB_RULES_* per rule set: {rules:?}");
+    for (name, &value) in rules {
+        let rule_name = name["DTB_RULES_".len()..].to_lowercase().replace('_', "-");
+        let rule_set: RuleSet = rule_name.parse().unwrap();
+        assert_eq!(value, i64::from(rule_set.code()), "{name}");
+    }
+}
+
+#[test]
+fn header_constants_match_the_library() {
+    let defines = header_defines();
+    let library = [
+        ("DTB_OK", DTB_OK),
+        ("DTB_ERR_BAD_ARGUMENT", DTB_ERR_BAD_ARGUMENT),
+        ("DTB_ERR_INVALID_POSITION", DTB_ERR_INVALID_POSITION),
+        ("DTB_ERR_MISSING_TABLE", DTB_ERR_MISSING_TABLE),
+        ("DTB_ERR_CORRUPTED_TABLE", DTB_ERR_CORRUPTED_TABLE),
+        ("DTB_ERR_NOT_CACHED", DTB_ERR_NOT_CACHED),
+        ("DTB_ERR_IO", DTB_ERR_IO),
+        ("DTB_ERR_TOO_MANY_PIECES", DTB_ERR_TOO_MANY_PIECES),
+        ("DTB_ERR_INTERNAL", DTB_ERR_INTERNAL),
+        ("DTB_PLIES_FRESH", DTB_PLIES_FRESH),
+        ("DTB_RULES_PURE", DTB_RULES_PURE),
+        ("DTB_RULES_FMJD", DTB_RULES_FMJD),
+        ("DTB_RULES_FMJD_DIAGONAL", DTB_RULES_FMJD_DIAGONAL),
+    ];
+    for (name, value) in library {
+        assert_eq!(defines.get(name), Some(&i64::from(value)), "{name}");
+    }
+}
+
+fn open(dir: &Path, rules: c_int) -> *mut DtbTablebase {
+    let dir = CString::new(dir.to_str().unwrap()).unwrap();
+    // SAFETY: `dir` is a NUL-terminated string that outlives the call.
+    let tb = unsafe { dtb_open(dir.as_ptr(), rules, 0) };
+    assert!(!tb.is_null(), "{}", last_error());
+    tb
+}
+
+fn last_error() -> String {
+    // SAFETY: dtb_last_error returns a NUL-terminated string valid until
+    // the next call on this thread; it is copied at once.
+    unsafe { CStr::from_ptr(dtb_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `dtb_probe_wdl_fen` of the king-against-king position: the status.
+fn probe_kk(tb: *const DtbTablebase) -> c_int {
+    let fen = c"W:WK1:BK50";
+    let mut wdl = 9;
+    // SAFETY: `fen` is NUL-terminated and `wdl` writable; the handle may be
+    // anything (it is only looked up).
+    unsafe { dtb_probe_wdl_fen(tb, fen.as_ptr(), DTB_PLIES_FRESH, &mut wdl) }
+}
+
+/// Every table of up to two pieces under `rule_set`.
+fn two_pieces(rule_set: RuleSet) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    generate(&GenOptions::new(dir.path(), rule_set, 2)).unwrap();
+    dir
+}
+
+#[test]
+fn each_rule_code_opens_the_tables_of_that_rule_set() {
+    for rule_set in [RuleSet::Pure, RuleSet::Fmjd, RuleSet::FmjdDiagonal] {
+        let dir = two_pieces(rule_set);
+        for code in [DTB_RULES_PURE, DTB_RULES_FMJD, DTB_RULES_FMJD_DIAGONAL] {
+            let tb = open(dir.path(), code);
+            let expected = if code == c_int::from(rule_set.code()) {
+                DTB_OK
+            } else {
+                DTB_ERR_MISSING_TABLE
+            };
+            assert_eq!(probe_kk(tb), expected, "{rule_set} tables, code {code}");
+            assert_eq!(dtb_close(tb), DTB_OK);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = CString::new(dir.path().to_str().unwrap()).unwrap();
+    for bad in [-1, 3, 256] {
+        // SAFETY: `path` is a NUL-terminated string.
+        assert!(unsafe { dtb_open(path.as_ptr(), bad, 0) }.is_null());
+        assert!(
+            last_error().contains("DTB_RULES_PURE (0)"),
+            "{}",
+            last_error()
+        );
+    }
+}
+
+#[test]
+fn closed_and_unknown_handles_are_errors() {
+    let dir = two_pieces(RuleSet::Fmjd);
+    let tb = open(dir.path(), DTB_RULES_FMJD);
+    assert_eq!(probe_kk(tb), DTB_OK);
+    assert_eq!(dtb_max_pieces(tb), 2);
+    assert_eq!(dtb_close(tb), DTB_OK);
+
+    assert_eq!(probe_kk(tb), DTB_ERR_BAD_ARGUMENT);
+    assert_eq!(last_error(), "closed or unknown tablebase handle");
+    assert_eq!(dtb_max_pieces(tb), -1);
+    assert_eq!(dtb_close(tb), DTB_ERR_BAD_ARGUMENT, "double close");
+    assert_eq!(last_error(), "closed or unknown tablebase handle");
+
+    // A handle is never handed out twice: the closed one stays closed.
+    let again = open(dir.path(), DTB_RULES_FMJD);
+    assert_ne!(again, tb);
+    assert_eq!(probe_kk(tb), DTB_ERR_BAD_ARGUMENT);
+    assert_eq!(probe_kk(again), DTB_OK);
+    assert_eq!(dtb_close(again), DTB_OK);
+
+    let made_up = std::ptr::without_provenance_mut::<DtbTablebase>(0xdead_bee0);
+    assert_eq!(probe_kk(made_up), DTB_ERR_BAD_ARGUMENT);
+    assert_eq!(dtb_close(made_up), DTB_ERR_BAD_ARGUMENT);
+    assert_eq!(dtb_close(std::ptr::null_mut()), DTB_OK);
+    assert_eq!(probe_kk(std::ptr::null()), DTB_ERR_BAD_ARGUMENT);
+}
+
+#[test]
+fn closing_while_other_threads_probe_is_safe() {
+    let dir = two_pieces(RuleSet::Fmjd);
+    let tb = open(dir.path(), DTB_RULES_FMJD).addr();
+    let (started, wait) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                let started = started.clone();
+                s.spawn(move || {
+                    let tb = std::ptr::without_provenance::<DtbTablebase>(tb);
+                    let mut codes = vec![probe_kk(tb)];
+                    started.send(()).unwrap();
+                    while *codes.last().unwrap() == DTB_OK {
+                        codes.push(probe_kk(tb));
+                    }
+                    codes
+                })
+            })
+            .collect();
+        for _ in 0..4 {
+            wait.recv().unwrap();
+        }
+        assert_eq!(dtb_close(std::ptr::without_provenance_mut(tb)), DTB_OK);
+        for worker in workers {
+            let codes = worker.join().unwrap();
+            // Probes succeed until the close, then fail cleanly.
+            assert_eq!(codes.first(), Some(&DTB_OK));
+            assert_eq!(codes.last(), Some(&DTB_ERR_BAD_ARGUMENT));
+        }
+    });
+}
