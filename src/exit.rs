@@ -1,6 +1,6 @@
 //! The command line's error type and exit codes.
 
-use probe::ProbeError;
+use probe::{ProbeError, RuleSet};
 
 /// Exit code for anything else that failed (I/O, a full disk).
 pub const FAILURE: i32 = 1;
@@ -58,38 +58,49 @@ pub fn probe_code(e: &ProbeError) -> i32 {
 
 impl From<ProbeError> for CliError {
     fn from(e: ProbeError) -> CliError {
-        match &e {
-            ProbeError::MissingTable { material, .. } => CliError::new(
-                MISSING_TABLE,
-                format!("{e}; {}", build_hint(material.pieces())),
-            ),
-            _ => CliError::new(probe_code(&e), e),
+        let hint = match &e {
+            ProbeError::MissingTable { material, path } => {
+                let rules = path.parent().and_then(|p| p.file_name());
+                let rule_set = rules
+                    .and_then(|r| r.to_str()?.parse().ok())
+                    .unwrap_or(RuleSet::Fmjd);
+                Some(build_hint(material.pieces(), rule_set))
+            }
+            ProbeError::MissingDirectory { rule_set, .. } => Some(build_hint(4, *rule_set)),
+            _ => None,
+        };
+        match hint {
+            Some(h) => CliError::new(MISSING_TABLE, format!("{e}; {h}")),
+            None => CliError::new(probe_code(&e), e),
         }
     }
 }
 
 /// How to build the tables of up to `pieces` pieces, with what it costs
 /// (measured on two cores, see the README).
-pub fn build_hint(pieces: u32) -> String {
+pub fn build_hint(pieces: u32, rule_set: RuleSet) -> String {
     let cost = match pieces {
         0..=4 => "about 20 s on two cores, 3 MB",
         5 => "about 12 min on two cores, 1.4 GiB of memory, 38 MB",
         _ => "many hours and up to 20 GiB of memory",
     };
+    let rules = match rule_set {
+        RuleSet::Fmjd => String::new(),
+        other => format!(" --rules {other}"),
+    };
     format!(
-        "build it with `dtb gen --pieces {}` ({cost})",
+        "build the tables with `dtb gen --pieces {}{rules}` ({cost})",
         pieces.max(2)
     )
 }
 
 impl From<gen::GenError> for CliError {
     fn from(e: gen::GenError) -> CliError {
-        let code = match &e {
-            gen::GenError::Probe(p) => probe_code(p),
-            gen::GenError::BadOptions(_) => BAD_INPUT,
-            _ => FAILURE,
-        };
-        CliError::new(code, e)
+        match e {
+            gen::GenError::Probe(p) => CliError::from(p),
+            gen::GenError::BadOptions(_) => CliError::new(BAD_INPUT, e),
+            _ => CliError::new(FAILURE, e),
+        }
     }
 }
 

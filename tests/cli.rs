@@ -132,7 +132,7 @@ fn probe_errors_and_exit_codes() {
     assert_error(
         &run(&["probe", "--dir", "/nonexistent", "W:WK1:BK5"]),
         3,
-        "missing table",
+        "no fmjd tables: /nonexistent/fmjd cannot be read",
     );
     assert_error(
         &run(&["probe", "--dir", dir(), "--rules", "fide", "W:WK1:BK5"]),
@@ -321,4 +321,151 @@ fn gen_named_material_builds_its_dependencies() {
         !built.contains(&"KKK-K") && !built.contains(&"KM-KM"),
         "{built:?}"
     );
+}
+
+fn run_stdin_bytes(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(common::dtb())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dtb runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    out
+}
+
+/// Issue 14: a line that is not UTF-8 is one error line like any bad FEN,
+/// and a very long line is echoed once, cut short.
+#[test]
+fn probe_batch_mode_survives_bad_bytes_and_long_lines() {
+    let long = format!("W:W{}", "31,".repeat(50_000));
+    let mut input = b"W:WK1:BK50\n\xff\xfe not text\n".to_vec();
+    input.extend_from_slice(long.as_bytes());
+    input.extend_from_slice(b"\nW:WK1:BK50\n");
+    let o = run_stdin_bytes(&["probe", "--dir", dir(), "-"], &input);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[1].contains("not UTF-8"), "{}", lines[1]);
+    assert!(lines[2].contains("error"), "{}", lines[2]);
+    assert!(
+        lines[2].len() < 400,
+        "long input echoed: {} bytes",
+        lines[2].len()
+    );
+    assert_eq!(lines[0], lines[3]);
+    assert_error(&o, 2, "some positions failed");
+    assert!(stderr(&o).len() < 400);
+}
+
+/// Runs `dtb` with a deadline: a hang is a failure, not a stuck test.
+fn run_bounded(args: &[&str]) -> Output {
+    let mut child = Command::new(common::dtb())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dtb runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("dtb {args:?} hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo").arg(path).status().unwrap().success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// Issue 14: a FIFO, a device or a directory where a table or the manifest
+/// should be is an error naming it, never a hang or an unbounded read.
+#[cfg(unix)]
+#[test]
+fn special_files_in_place_of_tables_are_errors_not_hangs() {
+    let t = tempfile::tempdir().unwrap();
+    let folder = t.path().join("fmjd");
+    std::fs::create_dir(&folder).unwrap();
+    let source = Path::new(dir()).join("fmjd");
+    for name in ["K-K.dtb", "K-M.dtb", "M-K.dtb", "M-M.dtb"] {
+        std::fs::copy(source.join(name), folder.join(name)).unwrap();
+    }
+    mkfifo(&folder.join("KM-K.dtb"));
+    mkfifo(&folder.join("MANIFEST.json"));
+    std::os::unix::fs::symlink("/dev/zero", folder.join("KK-K.dtb")).unwrap();
+    std::fs::create_dir(folder.join("K-KK.dtb")).unwrap();
+    let d = t.path().to_str().unwrap();
+
+    let o = run_bounded(&["probe", "--dir", d, "W:WK1,28:BK50"]);
+    assert_error(&o, 4, "KM-K.dtb is not a regular file");
+    let o = run_bounded(&["probe", "--dir", d, "W:WK1,K2:BK50"]);
+    assert_error(&o, 4, "KK-K.dtb is not a regular file");
+    let o = run_bounded(&["info", "--dir", d]);
+    assert_error(&o, 4, "is not a regular file");
+    let o = run_bounded(&["verify", "--dir", d, "--json"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["tables"].as_array().unwrap().len(), 7, "{v}");
+    assert!(v["manifest_problems"][0]
+        .as_str()
+        .unwrap()
+        .contains("not a regular file"));
+    // gen replaces what is not a valid table, or names what it cannot.
+    let o = run_bounded(&["gen", "--dir", d, "--pieces", "3", "--quiet"]);
+    assert!(
+        o.status.success() || stderr(&o).contains("K-KK.dtb"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Issue 14: `dtb verify` gives every table its verdict, a missing or
+/// damaged one included, and exits with the worst code.
+#[test]
+fn verify_reports_every_table_and_the_worst_code() {
+    let t = tempfile::tempdir().unwrap();
+    let folder = t.path().join("fmjd");
+    std::fs::create_dir(&folder).unwrap();
+    let source = Path::new(dir()).join("fmjd");
+    let materials: Vec<format::Material> = format::list_tables(&source)
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.pieces() <= 3)
+        .collect();
+    for m in &materials {
+        std::fs::copy(source.join(m.file_name()), folder.join(m.file_name())).unwrap();
+    }
+    std::fs::remove_file(folder.join("K-K.dtb")).unwrap();
+    let mut damaged = std::fs::read(folder.join("KM-K.dtb")).unwrap();
+    let n = damaged.len();
+    damaged[n - 30] ^= 0x40;
+    std::fs::write(folder.join("KM-K.dtb"), damaged).unwrap();
+    let d = t.path().to_str().unwrap();
+    let o = run_bounded(&["verify", "--dir", d, "--json", "--quiet"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let tables = v["tables"].as_array().unwrap();
+    assert_eq!(tables.len(), materials.len() - 1);
+    let failed: Vec<&str> = tables
+        .iter()
+        .filter(|t| t["ok"] == false)
+        .map(|t| t["material"].as_str().unwrap())
+        .collect();
+    assert!(failed.contains(&"KM-K"), "{failed:?}");
+    assert!(failed.len() >= 2, "tables needing K-K fail too: {failed:?}");
+    assert!(tables.iter().any(|t| t["ok"] == true));
+    // Only missing tables: exit code 3.
+    let o = run_bounded(&["verify", "--dir", d, "--quiet", "K-K", "M-M"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stdout(&o).contains("M-M"), "{}", stdout(&o));
 }

@@ -274,3 +274,54 @@ fn connections_are_closed_after_the_connection_timeout() {
     let (status, _) = parse_response(&read_until_closed(&mut conn));
     assert_eq!(status, 200);
 }
+
+/// The first position without a capture from index `from` on.
+fn quiet_position(material: format::Material, from: u64) -> rules::Position {
+    let index = format::MaterialIndex::new(material);
+    (from..index.count())
+        .map(|i| index.unrank(i))
+        .find(|p| !p.has_capture())
+        .expect("a quiet position")
+}
+
+/// Issue 14: a table cut short in place while the server has it mapped
+/// (`cp new.dtb KKM-K.dtb` does this) must not kill the server: the probe
+/// that needs it is a 500, the other tables keep answering, and once the
+/// file is whole again its new content is used.
+#[test]
+fn a_table_cut_short_under_the_server_is_an_error_not_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fmjd = tmp.path().join("fmjd");
+    std::fs::create_dir_all(&fmjd).unwrap();
+    let source = common::tables(RuleSet::Fmjd).join("fmjd");
+    for m in format::list_tables(&source).unwrap() {
+        std::fs::copy(source.join(m.file_name()), fmjd.join(m.file_name())).unwrap();
+    }
+    let material: format::Material = "KKM-K".parse().unwrap();
+    let count = format::MaterialIndex::new(material).count();
+    let first = quiet_position(material, 0).to_string();
+    let far = quiet_position(material, count - 20_000).to_string();
+    let server = serve(tmp.path(), &[]);
+    assert_eq!(probe_api(server.addr, &first).0, 200);
+
+    let table = fmjd.join(material.file_name());
+    let original = std::fs::read(&table).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&table)
+        .unwrap()
+        .set_len(original.len() as u64 / 3)
+        .unwrap();
+    let (status, body) = probe_api(server.addr, &far);
+    assert_eq!(status, 500, "{body}");
+    let message = body["error"].as_str().unwrap_or_default();
+    assert!(message.contains("corrupted table KKM-K"), "{message}");
+    assert_eq!(probe_api(server.addr, "W:WK1:BK50").0, 200);
+
+    // Rewritten in place, whole again: answered from the new content.
+    std::fs::write(&table, &original).unwrap();
+    let (status, body) = probe_api(server.addr, &far);
+    assert_eq!(status, 200, "{body}");
+    let expected = cli_json(tmp.path(), &far, &[]);
+    assert_eq!(body["result"], expected["result"]);
+}

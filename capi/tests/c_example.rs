@@ -139,3 +139,72 @@ fn c_example_agrees_with_the_rust_api() {
     );
     assert_eq!(tail, expected);
 }
+
+/// Compiles a C program of this test folder against `libdtb.a`.
+fn compile_c(root: &Path, source: &Path, exe: &Path) {
+    let lib = static_library(root);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .arg(source)
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg(&lib)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(exe)
+        .output()
+        .expect("a C compiler (cc) is needed for this test");
+    assert!(
+        out.status.success(),
+        "cc failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The first position without a capture from index `from` on.
+fn quiet_position(material: Material, from: u64) -> Position {
+    let index = format::MaterialIndex::new(material);
+    (from..index.count())
+        .map(|i| index.unrank(i))
+        .find(|p| !p.has_capture())
+        .expect("a quiet position")
+}
+
+/// Issue 14: a table truncated, then rewritten, in place under a running
+/// C program: the program survives, reports the table corrupted, keeps
+/// answering from the others, and answers from the new content.
+#[test]
+fn a_table_cut_short_under_a_c_program_is_an_error_not_a_crash() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let dir = tempfile::tempdir().unwrap();
+    let material: Material = "KKM-K".parse().unwrap();
+    generate(&GenOptions {
+        materials: vec![material],
+        ..GenOptions::new(dir.path(), RuleSet::Fmjd, 4)
+    })
+    .unwrap();
+    let exe = dir.path().join("truncated_table");
+    compile_c(&root, &root.join("capi/tests/c/truncated_table.c"), &exe);
+    let count = format::MaterialIndex::new(material).count();
+    let first = quiet_position(material, 0);
+    let far = quiet_position(material, count - 20_000);
+    let table = dir.path().join("fmjd").join(material.file_name());
+    let run = Command::new(&exe)
+        .arg(dir.path())
+        .arg(&table)
+        .args([first.to_string(), far.to_string(), "W:WK1:BK50".to_string()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(run.status.success(), "{:?}: {stdout}", run.status);
+    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
+    let wdl = |p: &Position| wdl_int(tb.probe_wdl(p, None).unwrap());
+    let expected = format!(
+        "before rc=0 wdl={}\ntruncated rc=-4 wdl=9\nother rc=0 wdl=0\nrewritten rc=0 wdl={}\nclosed rc=0\n",
+        wdl(&first),
+        wdl(&far)
+    );
+    assert_eq!(stdout, expected);
+}

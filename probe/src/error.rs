@@ -67,7 +67,7 @@ pub enum ProbeError {
     },
     /// The folder of a rule set's tables is missing or unreadable (at
     /// [`crate::Tablebase::open`]).
-    #[error("no {rule_set} tables: {} cannot be read ({source}); build them with `dtb gen`", path.display())]
+    #[error("no {rule_set} tables: {} cannot be read ({source})", path.display())]
     MissingDirectory {
         /// The folder looked for (`<dir>/<rule set>`).
         path: PathBuf,

@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod mapped;
 mod table;
 mod tablebase;
 

@@ -67,16 +67,25 @@ impl Table {
         // (finished tables are renamed into place and never rewritten).
         // Another process may: a rewrite in place is noticed by the file's
         // stamp, checked before every read of the mapping (see
-        // `Table::unchanged`), and the table is then opened afresh; every
+        // `Table::unchanged`), and the table is then opened afresh; a cut
+        // in the middle of a read raises SIGBUS, which `mapped::guarded`
+        // turns into an error instead of the end of the process. Every
         // byte read is bounds-checked against the length validated here.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| ProbeError::Io {
             path: path.to_path_buf(),
             source: e,
         })?;
-        let reader = TableReader::new(map).map_err(|source| ProbeError::Corrupted {
+        crate::mapped::install();
+        let truncated = || ProbeError::Corrupted {
             path: path.to_path_buf(),
-            source,
-        })?;
+            source: FormatError::Truncated("the file was cut short while it was read".into()),
+        };
+        let reader = crate::mapped::guarded(|| TableReader::new(map))
+            .map_err(|_| truncated())?
+            .map_err(|source| ProbeError::Corrupted {
+                path: path.to_path_buf(),
+                source,
+            })?;
         check_header(reader.header(), path, material, rule_set)?;
         Ok(Table {
             id: NEXT_TABLE_ID.fetch_add(1, Ordering::Relaxed),

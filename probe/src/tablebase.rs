@@ -230,7 +230,13 @@ impl Tablebase {
             if !table.unchanged() {
                 table = TableGuard::Opened(self.reopen(material)?);
             }
-            let all = table.reader.decode_all().map_err(|e| table.corrupted(e))?;
+            let all = crate::mapped::guarded(|| table.reader.decode_all())
+                .map_err(|_| {
+                    table.corrupted(format::FormatError::Truncated(
+                        "the file was cut short while it was read".into(),
+                    ))
+                })?
+                .map_err(|e| table.corrupted(e))?;
             let _ = table.decoded.set(all);
         }
         Ok(())
@@ -317,9 +323,9 @@ impl Tablebase {
                 *slot = Some(d);
             }
             let mut raw = Vec::new();
-            table
-                .reader
-                .decode_block(block, slot.as_mut().expect("set"), &mut raw)
+            let decoder = slot.as_mut().expect("set");
+            crate::mapped::guarded(|| table.reader.decode_block(block, decoder, &mut raw))
+                .map_err(|_| Miss::Changed)?
                 .map_err(|e| Miss::Failed(table.corrupted(e)))?;
             Ok(raw.into())
         })

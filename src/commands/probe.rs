@@ -60,10 +60,7 @@ fn print_line(a: &Answer) {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let tb = Tablebase::open(&args.tables.dir, args.tables.rule_set).map_err(|e| {
-        let code = crate::exit::probe_code(&e);
-        CliError::new(code, format!("{e} ({})", crate::exit::build_hint(4)))
-    })?;
+    let tb = Tablebase::open(&args.tables.dir, args.tables.rule_set)?;
     if args.fen != "-" {
         let pos = parse_position(&args.fen)?;
         let a = answer(&tb, &pos, args.plies_left)?;

@@ -1,0 +1,194 @@
+//! Reading a memory-mapped table file without dying when someone else cuts
+//! it short.
+//!
+//! A read from a mapped page past the end of a truncated file raises
+//! SIGBUS, whose default action kills the process. The prober checks the
+//! file's stamp before every read of a mapping (`Table::unchanged`), which
+//! catches a file rewritten between probes; this module closes the
+//! remaining window (a truncation in the middle of a read): reads of a
+//! mapping run inside [`guarded`], and a SIGBUS raised inside it replaces
+//! the faulting page with a page of zeros, so the read finishes (and fails
+//! its checksum) and the caller learns that the file changed.
+//!
+//! The handler is installed once, at the first table opened. A SIGBUS
+//! outside a guarded read is passed on to the handler that was installed
+//! before (or to the default action, which ends the process as before).
+
+/// Runs `read` (which reads only from table mappings) and tells whether a
+/// SIGBUS interrupted it: `Err(Truncated)` then, and whatever `read`
+/// returned must be thrown away.
+pub(crate) fn guarded<T>(read: impl FnOnce() -> T) -> Result<T, Truncated> {
+    imp::guarded(read)
+}
+
+/// A mapped file was cut short while it was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Truncated;
+
+/// Installs the SIGBUS handler (once; later calls do nothing).
+pub(crate) fn install() {
+    imp::install();
+}
+
+#[cfg(target_os = "linux")]
+mod imp {
+    use std::cell::Cell;
+    use std::sync::atomic::{compiler_fence, AtomicUsize, Ordering};
+    use std::sync::Once;
+
+    use super::Truncated;
+
+    thread_local! {
+        // Const-initialised and without destructors: plain thread-local
+        // storage, safe to touch from a signal handler on this thread.
+        static GUARDED: Cell<bool> = const { Cell::new(false) };
+        static FAULTED: Cell<bool> = const { Cell::new(false) };
+    }
+
+    static INSTALL: Once = Once::new();
+    /// The handler that was installed before ours (`libc::sigaction` as
+    /// raw bytes behind a pointer leaked once), 0 until installed.
+    static PREVIOUS: AtomicUsize = AtomicUsize::new(0);
+
+    pub(super) fn guarded<T>(read: impl FnOnce() -> T) -> Result<T, Truncated> {
+        let outer = GUARDED.with(|g| g.replace(true));
+        // The handler reads GUARDED: keep the reads of the mapping between
+        // the two stores.
+        compiler_fence(Ordering::SeqCst);
+        let value = read();
+        compiler_fence(Ordering::SeqCst);
+        GUARDED.with(|g| g.set(outer));
+        if FAULTED.with(|f| f.replace(false)) {
+            return Err(Truncated);
+        }
+        Ok(value)
+    }
+
+    pub(super) fn install() {
+        INSTALL.call_once(|| {
+            // SAFETY: `sigaction` is called with a zeroed, then filled
+            // struct and a valid pointer for the previous action; the
+            // handler below only touches thread-locals without
+            // destructors, atomics and the `mmap`/`sigaction` system calls.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_sigbus as *const () as usize;
+                action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+                libc::sigemptyset(&mut action.sa_mask);
+                let previous: &'static mut libc::sigaction =
+                    Box::leak(Box::new(std::mem::zeroed()));
+                if libc::sigaction(libc::SIGBUS, &action, previous) == 0 {
+                    PREVIOUS.store(previous as *mut libc::sigaction as usize, Ordering::Release);
+                }
+            }
+        });
+    }
+
+    /// The SIGBUS handler.
+    extern "C" fn on_sigbus(
+        sig: libc::c_int,
+        info: *mut libc::siginfo_t,
+        context: *mut libc::c_void,
+    ) {
+        if GUARDED.with(|g| g.get()) {
+            // SAFETY: `info` is the kernel's description of this fault.
+            let address = unsafe { (*info).si_addr() } as usize;
+            if zero_page_at(address) {
+                FAULTED.with(|f| f.set(true));
+                return; // the faulting read runs again and reads zeros
+            }
+        }
+        pass_on(sig, info, context);
+    }
+
+    /// Maps a page of zeros over the page holding `address`.
+    fn zero_page_at(address: usize) -> bool {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let start = address & !(page - 1);
+        // SAFETY: the page lies in a table mapping that this thread is
+        // reading inside `guarded` (the only place a SIGBUS is expected
+        // from); replacing it with anonymous zeros keeps the address range
+        // mapped and readable until the mapping itself is dropped, and the
+        // caller then throws away both the bytes read and the table.
+        let mapped = unsafe {
+            libc::mmap(
+                start as *mut libc::c_void,
+                page,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        mapped != libc::MAP_FAILED
+    }
+
+    /// Hands a SIGBUS that is not ours to the handler installed before.
+    fn pass_on(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+        let previous = PREVIOUS.load(Ordering::Acquire) as *const libc::sigaction;
+        // SAFETY: `previous` was leaked at installation and is never freed.
+        let Some(previous) = (unsafe { previous.as_ref() }) else {
+            return;
+        };
+        let handler = previous.sa_sigaction;
+        if handler == libc::SIG_DFL || handler == libc::SIG_IGN {
+            // Restore it: the faulting instruction runs again and the
+            // default action ends the process, as without us.
+            // SAFETY: `previous` is a valid action read back from the
+            // kernel at installation.
+            unsafe { libc::sigaction(sig, previous, std::ptr::null_mut()) };
+        } else if previous.sa_flags & libc::SA_SIGINFO != 0 {
+            // SAFETY: the previous handler was installed with SA_SIGINFO,
+            // so it has this signature.
+            let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                unsafe { std::mem::transmute(handler) };
+            f(sig, info, context);
+        } else {
+            // SAFETY: a plain handler takes the signal number only.
+            let f: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(handler) };
+            f(sig);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use super::Truncated;
+
+    pub(super) fn guarded<T>(read: impl FnOnce() -> T) -> Result<T, Truncated> {
+        Ok(read())
+    }
+
+    pub(super) fn install() {}
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A file cut short under its mapping: reading the lost pages inside
+    /// `guarded` reports the truncation instead of killing the process.
+    #[test]
+    fn a_truncated_mapping_is_reported_not_fatal() {
+        install();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("table");
+        std::fs::write(&path, vec![7u8; 1 << 16]).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: the test truncates the file on purpose; reads of the
+        // lost pages happen only inside `guarded`.
+        let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+        assert_eq!(guarded(|| map[40_000]), Ok(7));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(100)
+            .unwrap();
+        let sum = guarded(|| map.iter().map(|&b| b as u64).sum::<u64>());
+        assert_eq!(sum, Err(Truncated));
+        // The first page is still the file's.
+        assert_eq!(guarded(|| map[10]), Ok(7));
+    }
+}
