@@ -27,6 +27,16 @@
  * dtb_last_error() then describes the failure. No function aborts or lets a
  * Rust panic escape: an internal bug returns DTB_ERR_INTERNAL.
  *
+ * Table files: a table rewritten or cut short in place while the library
+ * has it mapped is noticed before the next read of it; the library then
+ * opens it again (and answers from the new content if valid) or returns
+ * DTB_ERR_CORRUPTED_TABLE. On Linux the library installs a SIGBUS handler
+ * at the first table it opens, so that a file cut short during a read is
+ * an error rather than the end of the process; a SIGBUS it did not cause
+ * is passed on to the handler installed before it (or the default action).
+ * A program that installs its own SIGBUS handler afterwards should pass
+ * unknown signals on to the previous one in the same way.
+ *
  * Threads: a dtb_tablebase is thread-safe. Open one per table directory and
  * share it between all search threads; every function may be called
  * concurrently on the same handle, dtb_close included: calls already
@@ -107,7 +117,8 @@ typedef struct DtbTablebase dtb_tablebase;
 /*
  * Opens the tables of `rules` (a DTB_RULES_* value) under directory `dir`
  * (tables are read lazily, on first use). `cache_bytes` bounds the memory
- * for decoded blocks (0: 64 MiB). Returns NULL on a bad argument (see dtb_last_error).
+ * for decoded blocks (0: 64 MiB). Returns NULL on a bad argument or when
+ * the folder <dir>/<rule set> is missing or unreadable (see dtb_last_error).
  * Ownership: the caller owns the handle and frees it with dtb_close.
  * Threads: may be called from any thread.
  */

@@ -256,12 +256,29 @@ fn errors_are_values() {
     );
     // A side to move without pieces has lost.
     assert_eq!(tb.probe_wdl(&pos("B:WK1:B"), None).unwrap(), Wdl::Loss);
-    // The pure tables are not found under the fmjd name.
-    let pure = Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Pure).unwrap();
-    assert!(pure
-        .probe_wdl(&pos("W:WK1:BK50"), None)
-        .unwrap_err()
-        .is_missing_table());
+    // The pure tables are not found under the fmjd name: opening says so
+    // at once (issue 14), as it does for a directory that is not there.
+    let e = Tablebase::open(common::tables(RuleSet::Fmjd), RuleSet::Pure)
+        .err()
+        .expect("no pure folder");
+    assert!(
+        matches!(
+            e,
+            ProbeError::MissingDirectory {
+                rule_set: RuleSet::Pure,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.is_missing_table());
+    let e = Tablebase::open("/nonexistent/tables", RuleSet::Fmjd)
+        .err()
+        .expect("no such directory");
+    assert!(e.to_string().contains("/nonexistent/tables/fmjd"), "{e}");
+    // A file where the folder should be.
+    let file = tempfile::NamedTempFile::new().unwrap();
+    assert!(Tablebase::open(file.path(), RuleSet::Fmjd).is_err());
 }
 
 #[test]

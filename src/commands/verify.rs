@@ -124,7 +124,7 @@ pub fn run(args: Args) -> CliResult {
         let code = worst.map_or(CORRUPTED_TABLE, exit_code);
         let first = worst
             .map(|c| match (&c.problem, c.mismatches.first()) {
-                (Some(p), _) => format!("{}: {}", c.material, p.message()),
+                (Some(p), _) => format!("{}: {}", c.path.display(), p.message()),
                 (None, Some(m)) => format!(
                     "{}: {} mismatches, first at {}",
                     c.material, c.mismatch_count, m.fen
