@@ -10,16 +10,13 @@ use gen::{generate, GenOptions};
 use probe::{Tablebase, Wdl};
 use rules::Position;
 
-/// `libdtb.a`: next to this test's dependencies when cargo built it (after
-/// `cargo build -p draughts-tb-c`), else built here with a nested cargo in
-/// a target folder of its own (`cargo test` alone builds only the rlib).
+/// `libdtb.a`, built here by a nested cargo in a target folder of its own
+/// (`cargo test` builds only the rlib, and a `libdtb.a` left beside the
+/// test by an earlier `cargo build` may be stale); up to date, this is
+/// quick.
 fn static_library(root: &Path) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let beside = profile_dir.join("libdtb.a");
-    if beside.exists() {
-        return beside;
-    }
     let target = profile_dir.parent().unwrap().join("c-api");
     let status = Command::new(env!("CARGO"))
         .args([

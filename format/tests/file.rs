@@ -193,7 +193,8 @@ fn hostile_headers_are_refused() {
     let (bytes, _) = write_table(dir.path(), ValueKind::Wdl, 4096);
     let header = bytes[..format::HEADER_LEN].to_vec();
     assert!(format::Header::parse(&resealed(header.clone())).is_ok());
-    let edits: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+    type Edit = Box<dyn Fn(&mut Vec<u8>)>;
+    let edits: Vec<(&str, Edit)> = vec![
         (
             "piece counts that wrap a byte",
             Box::new(|h| h[12..16].copy_from_slice(&[200, 100, 1, 0])),
