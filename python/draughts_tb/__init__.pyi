@@ -1,6 +1,7 @@
 """Type stubs of draughts_tb (the extension module draughts_tb._draughts_tb)."""
 
 import os
+from pathlib import Path
 from typing import List, Literal, Optional, Protocol, Sequence, Tuple, Union
 
 __version__: str
@@ -111,7 +112,7 @@ class Tablebase:
         cache_mb: int = 64,
     ) -> None: ...
     @property
-    def path(self) -> str:
+    def path(self) -> Path:
         """The directory given when opening."""
     @property
     def rules(self) -> RuleSetName:
@@ -149,7 +150,7 @@ class BuiltTableInfo:
     @property
     def material(self) -> str: ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> Path: ...
     @property
     def positions(self) -> int: ...
     @property
@@ -185,7 +186,7 @@ class TableCheckInfo:
     @property
     def material(self) -> str: ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> Path: ...
     @property
     def ok(self) -> bool: ...
     @property

@@ -224,8 +224,10 @@ impl VerifyReport {
 /// Checks tables as `dtb verify` does: checksums, the manifest, and every
 /// stored value against the values of its moves. `materials` limits it to
 /// some tables (default: every table in `path/<rules>/`). Returns a
-/// `VerifyReport` (a failed check is reported there, not raised); raises
-/// `FileNotFoundError` when there are no tables of these rules at `path`.
+/// `VerifyReport`: a table that fails its check is reported there. Raises
+/// `FileNotFoundError` when there are no tables of these rules at `path`,
+/// `MissingTableError` or `CorruptedTableError` when a table that a check
+/// reads (where the moves of the checked table lead) is missing or damaged.
 /// The GIL is released while checking.
 #[pyfunction]
 #[pyo3(signature = (path, rules = "fmjd", progress = true, *, materials = None, threads = None))]
@@ -238,11 +240,6 @@ pub fn verify(
     threads: Option<usize>,
 ) -> PyResult<VerifyReport> {
     let rule_set = args::rule_set(rules)?;
-    let dir = table_dir(&path, rule_set);
-    if !dir.is_dir() {
-        let message = format!("no {} tables here", rule_set.name());
-        return Err(not_found(&dir, &message));
-    }
     let options = VerifyOptions {
         dir: path,
         rule_set,
@@ -250,6 +247,11 @@ pub fn verify(
         threads: args::threads(threads)?,
         quiet: !progress,
     };
+    let dir = table_dir(&options.dir, rule_set);
+    if !dir.is_dir() {
+        let message = format!("no {} tables here", rule_set.name());
+        return Err(not_found(&dir, &message));
+    }
     let (checks, manifest_problems) = py
         .detach(|| {
             let problems = manifest::check(&dir, rule_set)?;

@@ -59,7 +59,7 @@ pub struct ProbedMove {
     fen: String,
     from_square: u8,
     to_square: u8,
-    captures: Vec<u8>,
+    captures: Vec<u32>,
 }
 
 impl ProbedMove {
@@ -73,7 +73,11 @@ impl ProbedMove {
             fen: pos.play(mv).to_string(),
             from_square: mv.from().number(),
             to_square: mv.to().number(),
-            captures: mv.captured().iter().map(|s| s.number()).collect(),
+            captures: mv
+                .captured()
+                .iter()
+                .map(|s| u32::from(s.number()))
+                .collect(),
         }
     }
 }
