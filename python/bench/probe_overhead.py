@@ -10,6 +10,7 @@ is given, warms the block cache, then times cached probes of FEN strings
 import sys
 import tempfile
 import timeit
+from typing import Callable
 
 import draughts_tb
 
@@ -20,7 +21,7 @@ POSITIONS = {
 }
 
 
-def best_ns(call, number: int) -> float:
+def best_ns(call: Callable[[], object], number: int) -> float:
     return min(timeit.repeat(call, number=number, repeat=5)) / number * 1e9
 
 

@@ -2,23 +2,46 @@
 
 import os
 from pathlib import Path
-from typing import List, Literal, Optional, Protocol, Sequence, Tuple, Union
+from typing import List, Literal, Optional, Protocol, Sequence, Tuple, Union, final
+
+__all__ = [
+    "BOARD_COUNTERS",
+    "BuiltTableInfo",
+    "CorruptedTableError",
+    "GenerateReport",
+    "Mismatch",
+    "MissingTableError",
+    "ProbedMove",
+    "ProbeResult",
+    "TableCheckInfo",
+    "Tablebase",
+    "TablebaseError",
+    "VerifyReport",
+    "__version__",
+    "generate",
+    "normalize_fen",
+    "verify",
+]
 
 __version__: str
 BOARD_COUNTERS: str
 """The board attribute read for the draw counter: ``"_endgame_remaining"``."""
 
-Result = Literal["win", "draw", "loss"]
-RuleSetName = Literal["fmjd", "fmjd-diagonal", "pure"]
+_Result = Literal["win", "draw", "loss"]
+_RuleSetName = Literal["fmjd", "fmjd-diagonal", "pure"]
 
-class HasFen(Protocol):
-    """A board: anything with a ``fen`` attribute (a string, or a method
-    returning one), such as a py-draughts ``Board``."""
+class _FenAttribute(Protocol):
+    """A board with a ``fen`` attribute or property, such as a py-draughts ``Board``."""
 
     @property
     def fen(self) -> str: ...
 
-Position = Union[str, HasFen]
+class _FenMethod(Protocol):
+    """A board with a ``fen()`` method."""
+
+    def fen(self) -> str: ...
+
+_Position = Union[str, _FenAttribute, _FenMethod]
 """A PDN FEN (``"W:WK46,K47,28:BK5"`` or ``'[FEN "..."]'``) or a board."""
 
 class TablebaseError(Exception):
@@ -38,6 +61,7 @@ class CorruptedTableError(TablebaseError):
     path: str
     """The file."""
 
+@final
 class ProbedMove:
     """A legal move with the result it leads to for the side playing it."""
 
@@ -45,7 +69,7 @@ class ProbedMove:
     def move(self) -> str:
         """PDN: ``32-28``, ``28x39``, or ``46x37x28`` where two captures share start and end."""
     @property
-    def result(self) -> Result:
+    def result(self) -> _Result:
         """The result for the side playing the move."""
     @property
     def wdl(self) -> int:
@@ -66,6 +90,7 @@ class ProbedMove:
     def captures(self) -> List[int]:
         """The squares of the captured pieces, ascending (empty for a non-capture)."""
 
+@final
 class ProbeResult:
     """The answer of :meth:`Tablebase.probe`."""
 
@@ -73,7 +98,7 @@ class ProbeResult:
     def fen(self) -> str:
         """The position (canonical PDN)."""
     @property
-    def result(self) -> Result:
+    def result(self) -> _Result:
         """The result for the side to move, with the draw counter given."""
     @property
     def wdl(self) -> int:
@@ -96,6 +121,7 @@ class ProbeResult:
     def moves(self) -> List[ProbedMove]:
         """Every legal move, best first: wins (shortest first), draws, losses (longest first)."""
 
+@final
 class Tablebase:
     """Endgame tables of one rule set in one directory (``path/<rules>/``).
 
@@ -104,18 +130,18 @@ class Tablebase:
     the GIL is released while probing.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         path: Union[str, "os.PathLike[str]"],
-        rules: RuleSetName = "fmjd",
+        rules: str = "fmjd",
         *,
         cache_mb: int = 64,
-    ) -> None: ...
+    ) -> "Tablebase": ...
     @property
     def path(self) -> Path:
         """The directory given when opening."""
     @property
-    def rules(self) -> RuleSetName:
+    def rules(self) -> _RuleSetName:
         """The rule set."""
     @property
     def max_pieces(self) -> int:
@@ -124,7 +150,7 @@ class Tablebase:
         """The materials whose table files are present."""
     def has_table(self, material: str) -> bool:
         """Whether the table of ``material`` (e.g. ``"KKM-K"``) is present and valid."""
-    def probe(self, position: Position, plies_left: Optional[int] = None) -> ProbeResult:
+    def probe(self, position: _Position, plies_left: Optional[int] = None) -> ProbeResult:
         """The result, distances and every move's value.
 
         ``plies_left``: plies left on the FMJD draw counter of a 16- or 5-move
@@ -132,18 +158,19 @@ class Tablebase:
         Raises ``ValueError`` (bad FEN, finished game, more than 10 pieces,
         bad ``plies_left``), ``MissingTableError``, ``CorruptedTableError``.
         """
-    def wdl(self, position: Position, plies_left: Optional[int] = None) -> int:
+    def wdl(self, position: _Position, plies_left: Optional[int] = None) -> int:
         """1 (win), 0 (draw) or -1 (loss) for the side to move."""
     def wdl_if_cached(
-        self, position: Position, plies_left: Optional[int] = None
+        self, position: _Position, plies_left: Optional[int] = None
     ) -> Optional[int]:
         """Like :meth:`wdl`, but None when a table block would have to be read."""
     def best_move(
-        self, position: Position, plies_left: Optional[int] = None
+        self, position: _Position, plies_left: Optional[int] = None
     ) -> Optional[ProbedMove]:
         """The shortest win or longest defence (distance tables), or a move that
         keeps the result (WLD tables); None when there is no legal move."""
 
+@final
 class BuiltTableInfo:
     """One table written by :func:`generate`."""
 
@@ -158,6 +185,7 @@ class BuiltTableInfo:
     @property
     def seconds(self) -> float: ...
 
+@final
 class GenerateReport:
     """What :func:`generate` did."""
 
@@ -170,16 +198,18 @@ class GenerateReport:
     @property
     def peak_memory_bytes(self) -> Optional[int]: ...
 
+@final
 class Mismatch:
     """A stored value that the values of its moves contradict."""
 
     @property
     def fen(self) -> str: ...
     @property
-    def stored(self) -> Tuple[Result, Optional[int]]: ...
+    def stored(self) -> Tuple[_Result, Optional[int]]: ...
     @property
-    def expected(self) -> Tuple[Result, Optional[int]]: ...
+    def expected(self) -> Tuple[_Result, Optional[int]]: ...
 
+@final
 class TableCheckInfo:
     """The verdict of :func:`verify` on one table."""
 
@@ -200,6 +230,7 @@ class TableCheckInfo:
     @property
     def seconds(self) -> float: ...
 
+@final
 class VerifyReport:
     """What :func:`verify` found."""
 
@@ -215,7 +246,7 @@ class VerifyReport:
 def generate(
     path: Union[str, "os.PathLike[str]"],
     pieces: int = 4,
-    rules: RuleSetName = "fmjd",
+    rules: str = "fmjd",
     progress: bool = True,
     *,
     materials: Optional[Sequence[str]] = None,
@@ -227,7 +258,7 @@ def generate(
 
 def verify(
     path: Union[str, "os.PathLike[str]"],
-    rules: RuleSetName = "fmjd",
+    rules: str = "fmjd",
     progress: bool = True,
     *,
     materials: Optional[Sequence[str]] = None,
@@ -236,5 +267,5 @@ def verify(
     """Check checksums, the manifest and every stored value against its moves.
     Raises ``FileNotFoundError`` when there are no tables of these rules."""
 
-def normalize_fen(position: Position) -> str:
+def normalize_fen(position: _Position) -> str:
     """The canonical PDN FEN of ``position``; ``ValueError`` for a bad FEN."""

@@ -52,4 +52,5 @@ def child_plies_left(
         return None
     if parent.counted_ending is None:
         return 2 * child.counted_ending
+    assert parent.plies_left is not None
     return min(parent.plies_left - 1, 2 * child.counted_ending)

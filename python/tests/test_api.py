@@ -2,6 +2,7 @@
 generation and verification."""
 
 from pathlib import Path
+from typing import List, Optional, Union
 
 import pytest
 
@@ -50,7 +51,8 @@ def test_values_agree_with_moves(tb: draughts_tb.Tablebase) -> None:
             assert r.result == "loss"  # blocked
             continue
         assert r.wdl == max(m.wdl for m in r.moves)
-        assert tb.best_move(fen, plies_left).move == r.moves[0].move
+        best = tb.best_move(fen, plies_left)
+        assert best is not None and best.move == r.moves[0].move
         for m in r.moves:
             child = tb.probe(m.fen)
             child = tb.probe(m.fen, plies_left=child_plies_left(r, child))
@@ -84,26 +86,28 @@ def test_capture_moves(tb: draughts_tb.Tablebase) -> None:
 
 def test_plies_left(tb: draughts_tb.Tablebase) -> None:
     """In a 16-move ending a win needs `distance` plies on the counter."""
-    won = None
+    won: Optional[draughts_tb.ProbeResult] = None
     for fen in random_positions(tb, 300, seed=3, materials=["KKM-K"]):
         r = tb.probe(fen)
         if r.result == "win" and r.distance and r.distance > 3:
             won = r
             break
-    assert won is not None
+    assert won is not None and won.distance is not None
+    distance = won.distance
     fresh = tb.probe(won.fen)
     assert fresh.counted_ending == 16 and fresh.plies_left == 32
     assert fresh.plies == fresh.distance
-    enough = tb.probe(won.fen, plies_left=won.distance)
-    assert enough.result == "win" and enough.plies_left == won.distance
-    short = tb.probe(won.fen, plies_left=won.distance - 1)
-    assert short.result == "draw" and short.plies is None and short.distance == won.distance
-    assert tb.wdl(won.fen, plies_left=won.distance - 1) == 0
-    assert tb.wdl(won.fen, won.distance) == 1
+    enough = tb.probe(won.fen, plies_left=distance)
+    assert enough.result == "win" and enough.plies_left == distance
+    short = tb.probe(won.fen, plies_left=distance - 1)
+    assert short.result == "draw" and short.plies is None and short.distance == distance
+    assert tb.wdl(won.fen, plies_left=distance - 1) == 0
+    assert tb.wdl(won.fen, distance) == 1
     # The best move keeps the win only with the counter the move leaves.
-    best = tb.best_move(won.fen, plies_left=won.distance)
-    assert best.result == "win" and best.plies == won.distance
-    assert tb.best_move(won.fen, plies_left=won.distance - 1).result == "draw"
+    best = tb.best_move(won.fen, plies_left=distance)
+    assert best is not None and best.result == "win" and best.plies == distance
+    drawn = tb.best_move(won.fen, plies_left=distance - 1)
+    assert drawn is not None and drawn.result == "draw"
 
 
 def test_wdl_if_cached(tb: draughts_tb.Tablebase) -> None:
@@ -121,11 +125,13 @@ def test_position_objects(tb: draughts_tb.Tablebase) -> None:
             return "W:WK46,K47:BK5"
 
     expected = tb.probe("W:WK46,K47:BK5")
-    for position in (WithAttribute(), WithMethod()):
+    positions: List[Union[WithAttribute, WithMethod]] = [WithAttribute(), WithMethod()]
+    for position in positions:
         r = tb.probe(position)
         assert (r.fen, r.result, r.plies) == (expected.fen, expected.result, expected.plies)
         assert tb.wdl(position) == expected.wdl
-        assert tb.best_move(position).move == expected.moves[0].move
+        best = tb.best_move(position)
+        assert best is not None and best.move == expected.moves[0].move
     assert draughts_tb.normalize_fen(WithMethod()) == "W:WK46,K47:BK5"
 
 

@@ -4,7 +4,7 @@ its endgame counters must agree with ours, and games played with
 `best_move` must end as the table says."""
 
 import random
-from typing import Dict, FrozenSet, Tuple
+from typing import Dict, FrozenSet, List, Tuple
 
 import draughts
 import pytest
@@ -26,7 +26,7 @@ def their_key(mv: draughts.Move) -> MoveKey:
     return (mv.square_list[0] + 1, mv.square_list[-1] + 1, frozenset(c + 1 for c in mv.captured_list))
 
 
-def their_moves(board: draughts.Board) -> Dict[MoveKey, draughts.Move]:
+def their_moves(board: draughts.BaseBoard) -> Dict[MoveKey, draughts.Move]:
     moves = {}
     for mv in board.legal_moves:
         assert their_key(mv) not in moves, "py-draughts listed a move twice"
@@ -34,7 +34,7 @@ def their_moves(board: draughts.Board) -> Dict[MoveKey, draughts.Move]:
     return moves
 
 
-def position_after(board: draughts.Board, mv: draughts.Move) -> str:
+def position_after(board: draughts.BaseBoard, mv: draughts.Move) -> str:
     after = board.copy()
     after.push(mv)
     return draughts_tb.normalize_fen(after)
@@ -102,13 +102,16 @@ def pieces(fen: str, colour: str) -> int:
     return len([s for s in field[1:].split(",") if s])
 
 
-def play_best(tb: draughts_tb.Tablebase, board: draughts.Board, limit: int) -> list:
+def play_best(
+    tb: draughts_tb.Tablebase, board: draughts.BaseBoard, limit: int
+) -> List[draughts_tb.ProbeResult]:
     """Plays best moves for both sides until py-draughts says the game is
     over; returns our probe of each position before its move."""
-    trace = []
+    trace: List[draughts_tb.ProbeResult] = []
     while not board.game_over and len(trace) <= limit:
         trace.append(tb.probe(board))
         best = tb.best_move(board)
+        assert best is not None
         board.push(their_moves(board)[our_key(best)])
     return trace
 
@@ -127,6 +130,7 @@ def test_won_games_end_as_the_table_says(tb: draughts_tb.Tablebase) -> None:
         mover, other = ("W", "B") if start.fen.startswith("W") else ("B", "W")
         if start.result != "win" or pieces(start.fen, mover) <= pieces(start.fen, other):
             continue
+        assert start.plies is not None
         board = draughts.Board.from_fen(fen)
         trace = play_best(tb, board, 2 * start.plies + 2)
         results = [r.result for r in trace]
@@ -154,6 +158,7 @@ def test_drawn_games_end_drawn(tb: draughts_tb.Tablebase) -> None:
         start = tb.probe(fen)
         if start.result != "draw" or not start.moves:
             continue
+        assert start.plies_left is not None
         board = draughts.Board.from_fen(fen)
         trace = play_best(tb, board, 2 * 32)
         assert {r.result for r in trace} == {"draw"}, fen

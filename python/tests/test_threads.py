@@ -4,13 +4,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import List
 
 import draughts_tb
 from helpers import random_positions
 
 
-def answers(tb: draughts_tb.Tablebase, fens):
-    out = []
+def answers(tb: draughts_tb.Tablebase, fens: List[str]) -> List[object]:
+    out: List[object] = []
     for fen in fens:
         r = tb.probe(fen)
         out.append((r.fen, r.wdl, r.plies, tuple((m.move, m.wdl, m.plies) for m in r.moves)))
