@@ -100,15 +100,18 @@ pub fn rule_set(name: &str) -> PyResult<RuleSet> {
         .map_err(|e| value_error(e.to_string()))
 }
 
-/// Reads material names such as `KKM-K`.
+/// Reads a material name such as `KKM-K`.
+pub fn material(name: &str) -> PyResult<Material> {
+    name.parse::<Material>()
+        .map_err(|e| value_error(format!("bad material {name:?}: {e}")))
+}
+
+/// Reads a list of material names (none: an empty list).
 pub fn materials(names: Option<Vec<String>>) -> PyResult<Vec<Material>> {
     names
         .unwrap_or_default()
         .iter()
-        .map(|n| {
-            n.parse::<Material>()
-                .map_err(|e| value_error(format!("bad material {n:?}: {e}")))
-        })
+        .map(|n| material(n))
         .collect()
 }
 

@@ -230,7 +230,7 @@ impl PyTablebase {
     /// Whether the table of `material` (e.g. `"KKM-K"`) is present and
     /// valid.
     fn has_table(&self, py: Python<'_>, material: &str) -> PyResult<bool> {
-        let m = args::materials(Some(vec![material.to_string()]))?[0];
+        let m = args::material(material)?;
         Ok(py.detach(|| self.tb.has_table(m)))
     }
 

@@ -77,6 +77,11 @@ def test_bad_generate_arguments(tmp_path: Path) -> None:
         draughts_tb.verify(tmp_path, materials=["nonsense"], progress=False)
 
 
+def test_bad_material_name(tb: draughts_tb.Tablebase) -> None:
+    with pytest.raises(ValueError, match="bad material"):
+        tb.has_table("KKQ-K")
+
+
 def test_missing_directories(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as e:
         draughts_tb.Tablebase(tmp_path / "nowhere")
