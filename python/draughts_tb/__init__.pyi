@@ -118,7 +118,7 @@ class ProbeResult:
     def plies_left(self) -> Optional[int]:
         """The draw counter the answer assumes; None outside counted endings."""
     @property
-    def moves(self) -> List[ProbedMove]:
+    def moves(self) -> Tuple[ProbedMove, ...]:
         """Every legal move, best first: wins (shortest first), draws, losses (longest first)."""
 
 @final

@@ -3,8 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use format::{Material, RuleSet, Wdl};
-use probe::{table_dir, MoveValue, Tablebase, TablebaseOptions};
+use probe::{table_dir, MoveValue, ProbeError, Tablebase, TablebaseOptions};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyTuple;
 use rules::{Move, Position};
 
 use crate::args::{self, Query};
@@ -105,22 +107,40 @@ impl ProbedMove {
 /// therefore a draw; None for draws and WLD tables), `counted_ending` (16
 /// or 5 for the FMJD 16- and 5-move endings, else None), `plies_left` (the
 /// counter the answer assumes; None outside counted endings) and `moves`
-/// (every legal move, best first: wins shortest first, draws, losses
-/// longest first).
-#[pyclass(frozen, get_all, module = "draughts_tb")]
+/// (a tuple of `ProbedMove`: every legal move, best first: wins shortest
+/// first, draws, losses longest first).
+#[pyclass(frozen, module = "draughts_tb")]
 pub struct ProbeResult {
+    #[pyo3(get)]
     fen: String,
+    #[pyo3(get)]
     result: &'static str,
+    #[pyo3(get)]
     wdl: i8,
+    #[pyo3(get)]
     plies: Option<u32>,
+    #[pyo3(get)]
     distance: Option<u8>,
+    #[pyo3(get)]
     counted_ending: Option<u8>,
+    #[pyo3(get)]
     plies_left: Option<u8>,
     moves: Vec<ProbedMove>,
+    /// The moves as Python objects, made on first access.
+    moves_tuple: PyOnceLock<Py<PyTuple>>,
 }
 
 #[pymethods]
 impl ProbeResult {
+    /// Every legal move (a tuple of `ProbedMove`), best first.
+    #[getter]
+    fn moves<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let tuple = self.moves_tuple.get_or_try_init(py, || {
+            PyTuple::new(py, self.moves.clone()).map(Bound::unbind)
+        })?;
+        Ok(tuple.bind(py).clone())
+    }
+
     fn __repr__(&self) -> String {
         let plies = self
             .plies
@@ -135,28 +155,29 @@ impl ProbeResult {
     }
 }
 
-/// Everything `probe` answers, computed without the GIL.
-fn answer(tb: &Tablebase, q: &Query) -> Result<ProbeResult, probe::ProbeError> {
+/// Everything `probe` answers, computed without the GIL (the moves become
+/// Python objects when first asked for).
+fn answer(tb: &Tablebase, q: &Query) -> Result<ProbeResult, ProbeError> {
     let counted = tb.probe_counted(&q.pos, q.plies_left)?;
     let stored = tb.probe(&q.pos)?;
-    let ending = Material::of(&q.pos).counted_ending();
+    let ending = Material::of(&q.pos)
+        .counted_ending()
+        .filter(|_| tb.rule_set().has_move_limits());
     let moves = tb
         .move_values(&q.pos, q.plies_left)?
         .iter()
         .map(|m| ProbedMove::new(&q.pos, m))
         .collect();
-    let limited = tb.rule_set().has_move_limits();
     Ok(ProbeResult {
         fen: q.pos.to_string(),
         result: counted.wdl.as_str(),
         wdl: wdl_int(counted.wdl),
         plies: counted.plies,
         distance: stored.distance,
-        counted_ending: ending.filter(|_| limited).map(|c| c.plies() / 2),
-        plies_left: ending
-            .filter(|_| limited)
-            .map(|c| q.plies_left.unwrap_or(c.plies()).min(c.plies())),
+        counted_ending: ending.map(|c| c.plies() / 2),
+        plies_left: ending.map(|c| q.plies_left.unwrap_or(c.plies()).min(c.plies())),
         moves,
+        moves_tuple: PyOnceLock::new(),
     })
 }
 

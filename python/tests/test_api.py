@@ -37,6 +37,7 @@ def test_probe_fields(tb: draughts_tb.Tablebase) -> None:
         assert m.move.startswith(f"{m.from_square}-") and m.move.endswith(f"-{m.to_square}")
         assert m.captures == []
     assert "ProbeResult" in repr(r) and "ProbedMove" in repr(r.moves[0])
+    assert r.moves is r.moves  # made once, immutable
 
 
 def test_values_agree_with_moves(tb: draughts_tb.Tablebase) -> None:
