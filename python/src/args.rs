@@ -1,0 +1,124 @@
+//! Reading the arguments Python passes: positions (a FEN string or a board
+//! object), the draw counter, rule sets and material names.
+
+use format::{Material, RuleSet};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use rules::Position;
+
+use crate::errors::value_error;
+
+/// The attribute of a py-draughts board that holds its FMJD endgame
+/// counters: `(plies left in the 16-move ending, plies left in the 5-move
+/// ending)`, `-1` where that ending has not been reached.
+pub const BOARD_COUNTERS: &str = "_endgame_remaining";
+
+/// Reads a PDN FEN (the `[FEN "..."]` tag form too).
+pub fn parse_fen(text: &str) -> PyResult<Position> {
+    text.parse()
+        .map_err(|e| value_error(format!("bad FEN {:?}: {e}", text.trim())))
+}
+
+/// The FEN text of `position`: the string itself, or its `fen` attribute
+/// (called if it is a method).
+fn fen_text(position: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(text) = position.cast::<PyString>() {
+        return Ok(text.to_cow()?.into_owned());
+    }
+    let Ok(mut fen) = position.getattr("fen") else {
+        return Err(PyTypeError::new_err(format!(
+            "position must be a FEN string or an object with a fen attribute, not {}",
+            position.get_type().name()?
+        )));
+    };
+    if fen.is_callable() {
+        fen = fen.call0()?;
+    }
+    match fen.cast::<PyString>() {
+        Ok(text) => Ok(text.to_cow()?.into_owned()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "the fen attribute of the position must be a string, not {}",
+            fen.get_type().name()?
+        ))),
+    }
+}
+
+/// A position with the draw counter to probe it with.
+pub struct Query {
+    /// The position.
+    pub pos: Position,
+    /// Plies left on the counter of its counted ending (`None`: just
+    /// entered, or not a counted ending).
+    pub plies_left: Option<u8>,
+}
+
+/// Reads `position` and the counter: `plies_left` when given, else a
+/// board's own counters, else none (a freshly entered ending).
+pub fn query(position: &Bound<'_, PyAny>, plies_left: Option<i64>) -> PyResult<Query> {
+    if let Ok(text) = position.cast::<PyString>() {
+        // The fast path: a FEN string.
+        let pos = parse_fen(&text.to_cow()?)?;
+        return Ok(Query {
+            pos,
+            plies_left: plies_arg(plies_left)?,
+        });
+    }
+    let pos = parse_fen(&fen_text(position)?)?;
+    let plies_left = match plies_left {
+        Some(_) => plies_arg(plies_left)?,
+        None => board_plies_left(position, &pos),
+    };
+    Ok(Query { pos, plies_left })
+}
+
+/// Checks a `plies_left` argument (the prober checks it against the
+/// ending).
+fn plies_arg(plies_left: Option<i64>) -> PyResult<Option<u8>> {
+    plies_left
+        .map(|p| {
+            u8::try_from(p)
+                .map_err(|_| value_error(format!("plies_left must be between 0 and 32 (got {p})")))
+        })
+        .transpose()
+}
+
+/// The plies left on a py-draughts board's counters for the counted ending
+/// of `pos`: the smaller of the counters that run, at most the ending's
+/// limit. `None` when the board has no such counters, none runs, or `pos`
+/// is not a counted ending.
+fn board_plies_left(board: &Bound<'_, PyAny>, pos: &Position) -> Option<u8> {
+    let ending = Material::of(pos).counted_ending()?;
+    let (sixteen, five): (i64, i64) = board.getattr(BOARD_COUNTERS).ok()?.extract().ok()?;
+    let left = [sixteen, five].into_iter().filter(|&p| p >= 0).min()?;
+    Some(left.min(i64::from(ending.plies())) as u8)
+}
+
+/// Reads a rule set name.
+pub fn rule_set(name: &str) -> PyResult<RuleSet> {
+    name.parse::<RuleSet>()
+        .map_err(|e| value_error(e.to_string()))
+}
+
+/// Reads a material name such as `KKM-K`.
+pub fn material(name: &str) -> PyResult<Material> {
+    name.parse::<Material>()
+        .map_err(|e| value_error(format!("bad material {name:?}: {e}")))
+}
+
+/// Reads a list of material names (none: an empty list).
+pub fn materials(names: Option<Vec<String>>) -> PyResult<Vec<Material>> {
+    names
+        .unwrap_or_default()
+        .iter()
+        .map(|n| material(n))
+        .collect()
+}
+
+/// Checks a `threads` argument.
+pub fn threads(threads: Option<usize>) -> PyResult<Option<usize>> {
+    match threads {
+        Some(0) => Err(value_error("threads must be at least 1")),
+        t => Ok(t),
+    }
+}

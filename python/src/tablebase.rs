@@ -1,0 +1,326 @@
+//! `draughts_tb.Tablebase`: probing from Python.
+
+use std::path::{Path, PathBuf};
+
+use format::{Material, RuleSet, Wdl};
+use probe::{table_dir, MoveValue, ProbeError, Tablebase, TablebaseOptions};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyTuple;
+use rules::{Move, Position};
+
+use crate::args::{self, Query};
+use crate::errors::{not_found, probe_error, value_error};
+
+/// Opens the tables of `rule_set` under `root`: the one place that calls
+/// the prober's `open`. A missing directory is a `FileNotFoundError`.
+fn open_tables(root: &Path, rule_set: RuleSet, cache_bytes: u64) -> PyResult<Tablebase> {
+    if !root.is_dir() {
+        return Err(not_found(root, "no such directory"));
+    }
+    let dir = table_dir(root, rule_set);
+    if !dir.is_dir() {
+        let message = format!(
+            "no {} tables here (build them with draughts_tb.generate)",
+            rule_set.name()
+        );
+        return Err(not_found(&dir, &message));
+    }
+    Ok(Tablebase::open_with(
+        root,
+        rule_set,
+        TablebaseOptions { cache_bytes },
+    ))
+}
+
+/// The integer of a result: 1 win, 0 draw, -1 loss.
+fn wdl_int(wdl: Wdl) -> i8 {
+    match wdl {
+        Wdl::Win => 1,
+        Wdl::Draw => 0,
+        Wdl::Loss => -1,
+    }
+}
+
+/// A legal move with the result it leads to.
+///
+/// Attributes: `move` (PDN: `32-28`, `28x39`, or `46x37x28` where two
+/// captures share start and end), `result` (`"win"`, `"draw"` or `"loss"`
+/// for the side playing it), `wdl` (1, 0, -1), `plies` (plies to that
+/// result through this move, where the table keeps distances, else None),
+/// `fen` (the position after the move), `from_square`, `to_square` and
+/// `captures` (the squares of the captured pieces, ascending).
+#[pyclass(frozen, get_all, module = "draughts_tb")]
+#[derive(Clone)]
+pub struct ProbedMove {
+    #[pyo3(name = "move")]
+    mv: String,
+    result: &'static str,
+    wdl: i8,
+    plies: Option<u32>,
+    fen: String,
+    from_square: u8,
+    to_square: u8,
+    captures: Vec<u32>,
+}
+
+impl ProbedMove {
+    fn new(pos: &Position, value: &MoveValue) -> ProbedMove {
+        let mv: &Move = &value.mv;
+        ProbedMove {
+            mv: pos.move_to_pdn(mv),
+            result: value.wdl.as_str(),
+            wdl: wdl_int(value.wdl),
+            plies: value.plies,
+            fen: pos.play(mv).to_string(),
+            from_square: mv.from().number(),
+            to_square: mv.to().number(),
+            captures: mv
+                .captured()
+                .iter()
+                .map(|s| u32::from(s.number()))
+                .collect(),
+        }
+    }
+}
+
+#[pymethods]
+impl ProbedMove {
+    fn __repr__(&self) -> String {
+        let plies = self.plies.map(|p| format!(" in {p}")).unwrap_or_default();
+        format!("<ProbedMove {} {}{plies}>", self.mv, self.result)
+    }
+
+    fn __str__(&self) -> String {
+        self.mv.clone()
+    }
+}
+
+/// The answer of `Tablebase.probe`.
+///
+/// Attributes: `fen` (the position, canonical PDN), `result` (`"win"`,
+/// `"draw"` or `"loss"` for the side to move with the counter given),
+/// `wdl` (1, 0, -1), `plies` (plies to that result where the table keeps
+/// distances: the counted endings, and the lone-king endings under
+/// `pure`; None for draws), `distance` (the plies the table's win or loss
+/// needs on the draw counter, even when fewer are left and the result is
+/// therefore a draw; None for draws and WLD tables), `counted_ending` (16
+/// or 5 for the FMJD 16- and 5-move endings, else None), `plies_left` (the
+/// counter the answer assumes; None outside counted endings) and `moves`
+/// (a tuple of `ProbedMove`: every legal move, best first: wins shortest
+/// first, draws, losses longest first).
+#[pyclass(frozen, module = "draughts_tb")]
+pub struct ProbeResult {
+    #[pyo3(get)]
+    fen: String,
+    #[pyo3(get)]
+    result: &'static str,
+    #[pyo3(get)]
+    wdl: i8,
+    #[pyo3(get)]
+    plies: Option<u32>,
+    #[pyo3(get)]
+    distance: Option<u8>,
+    #[pyo3(get)]
+    counted_ending: Option<u8>,
+    #[pyo3(get)]
+    plies_left: Option<u8>,
+    moves: Vec<ProbedMove>,
+    /// The moves as Python objects, made on first access.
+    moves_tuple: PyOnceLock<Py<PyTuple>>,
+}
+
+#[pymethods]
+impl ProbeResult {
+    /// Every legal move (a tuple of `ProbedMove`), best first.
+    #[getter]
+    fn moves<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let tuple = self.moves_tuple.get_or_try_init(py, || {
+            PyTuple::new(py, self.moves.clone()).map(Bound::unbind)
+        })?;
+        Ok(tuple.bind(py).clone())
+    }
+
+    fn __repr__(&self) -> String {
+        let plies = self
+            .plies
+            .map(|p| format!(" in {p} plies"))
+            .unwrap_or_default();
+        format!(
+            "<ProbeResult {} {}{plies}, {} moves>",
+            self.fen,
+            self.result,
+            self.moves.len()
+        )
+    }
+}
+
+/// Everything `probe` answers, computed without the GIL (the moves become
+/// Python objects when first asked for).
+fn answer(tb: &Tablebase, q: &Query) -> Result<ProbeResult, ProbeError> {
+    let counted = tb.probe_counted(&q.pos, q.plies_left)?;
+    let stored = tb.probe(&q.pos)?;
+    let ending = Material::of(&q.pos)
+        .counted_ending()
+        .filter(|_| tb.rule_set().has_move_limits());
+    let moves = tb
+        .move_values(&q.pos, q.plies_left)?
+        .iter()
+        .map(|m| ProbedMove::new(&q.pos, m))
+        .collect();
+    Ok(ProbeResult {
+        fen: q.pos.to_string(),
+        result: counted.wdl.as_str(),
+        wdl: wdl_int(counted.wdl),
+        plies: counted.plies,
+        distance: stored.distance,
+        counted_ending: ending.map(|c| c.plies() / 2),
+        plies_left: ending.map(|c| q.plies_left.unwrap_or(c.plies()).min(c.plies())),
+        moves,
+        moves_tuple: PyOnceLock::new(),
+    })
+}
+
+/// Endgame tables of international draughts, opened for probing.
+///
+/// `Tablebase(path, rules="fmjd", *, cache_mb=64)` opens the tables that
+/// `generate(path, rules=rules)` (or `dtb gen --dir path`) built: they live
+/// in `path/<rules>/`. Nothing is read until the first probe; tables are
+/// memory-mapped and decoded blocks are cached (`cache_mb` MiB, shared).
+///
+/// Raises `FileNotFoundError` when the directory (or its folder for these
+/// rules) does not exist and `ValueError` for an unknown rule set (`fmjd`,
+/// `fmjd-diagonal` or `pure`).
+///
+/// A position is a PDN FEN string (`"W:WK46,K47,28:BK5"`, also the
+/// `[FEN "..."]` tag form) or any object with a `fen` attribute, such as a
+/// py-draughts board. Values are for the side to move. `plies_left` is the
+/// state of the FMJD draw counter in a 16- or 5-move ending: the plies that
+/// may still be played (None: the ending was just entered, 32 or 10). For
+/// a board object without `plies_left`, the board's own counters are used
+/// when it has them (py-draughts: `board._endgame_remaining`).
+///
+/// The GIL is released while probing; one Tablebase may be shared by any
+/// number of threads.
+#[pyclass(frozen, module = "draughts_tb", name = "Tablebase")]
+pub struct PyTablebase {
+    tb: Tablebase,
+    path: PathBuf,
+}
+
+#[pymethods]
+impl PyTablebase {
+    #[new]
+    #[pyo3(signature = (path, rules = "fmjd", *, cache_mb = 64))]
+    fn new(path: PathBuf, rules: &str, cache_mb: u64) -> PyResult<PyTablebase> {
+        let rule_set = args::rule_set(rules)?;
+        let cache_bytes = cache_mb
+            .checked_mul(1 << 20)
+            .ok_or_else(|| value_error("cache_mb is too large"))?;
+        let tb = open_tables(&path, rule_set, cache_bytes)?;
+        Ok(PyTablebase { tb, path })
+    }
+
+    /// The directory given when opening.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// The rule set: `"fmjd"`, `"fmjd-diagonal"` or `"pure"`.
+    #[getter]
+    fn rules(&self) -> &'static str {
+        self.tb.rule_set().name()
+    }
+
+    /// The largest n such that every table of up to n pieces is present.
+    #[getter]
+    fn max_pieces(&self) -> u32 {
+        self.tb.max_pieces_available()
+    }
+
+    /// The materials whose table files are present, e.g. `["K-K", ...]`.
+    fn materials(&self) -> Vec<String> {
+        self.tb
+            .materials_on_disk()
+            .iter()
+            .map(|m| m.to_string())
+            .collect()
+    }
+
+    /// Whether the table of `material` (e.g. `"KKM-K"`) is present and
+    /// valid.
+    fn has_table(&self, py: Python<'_>, material: &str) -> PyResult<bool> {
+        let m = args::material(material)?;
+        Ok(py.detach(|| self.tb.has_table(m)))
+    }
+
+    /// The result of `position` and of every legal move (see
+    /// `ProbeResult`).
+    #[pyo3(signature = (position, plies_left = None))]
+    fn probe(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        plies_left: Option<i64>,
+    ) -> PyResult<ProbeResult> {
+        let q = args::query(position, plies_left)?;
+        py.detach(|| answer(&self.tb, &q)).map_err(probe_error)
+    }
+
+    /// The result for the side to move: 1 win, 0 draw, -1 loss.
+    #[pyo3(signature = (position, plies_left = None))]
+    fn wdl(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        plies_left: Option<i64>,
+    ) -> PyResult<i8> {
+        let q = args::query(position, plies_left)?;
+        py.detach(|| self.tb.probe_wdl(&q.pos, q.plies_left))
+            .map(wdl_int)
+            .map_err(probe_error)
+    }
+
+    /// Like `wdl`, but only from blocks already in memory: None when a
+    /// table block would have to be read (for use inside a search).
+    #[pyo3(signature = (position, plies_left = None))]
+    fn wdl_if_cached(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        plies_left: Option<i64>,
+    ) -> PyResult<Option<i8>> {
+        let q = args::query(position, plies_left)?;
+        py.detach(|| self.tb.probe_wdl_if_cached(&q.pos, q.plies_left))
+            .map(|w| w.map(wdl_int))
+            .map_err(probe_error)
+    }
+
+    /// A best move (a `ProbedMove`): the shortest win or longest defence
+    /// where the table keeps distances, a move that keeps the result
+    /// elsewhere. None when the side to move has no legal move.
+    #[pyo3(signature = (position, plies_left = None))]
+    fn best_move(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        plies_left: Option<i64>,
+    ) -> PyResult<Option<ProbedMove>> {
+        let q = args::query(position, plies_left)?;
+        py.detach(|| {
+            self.tb
+                .best_move(&q.pos, q.plies_left)
+                .map(|m| m.map(|m| ProbedMove::new(&q.pos, &m)))
+        })
+        .map_err(probe_error)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Tablebase({:?}, rules={:?})",
+            self.path.display().to_string(),
+            self.rules()
+        )
+    }
+}
