@@ -226,7 +226,7 @@ class TableCheckInfo:
     @property
     def mismatch_count(self) -> int: ...
     @property
-    def file_error(self) -> Optional[str]: ...
+    def problem(self) -> Optional[str]: ...
     @property
     def seconds(self) -> float: ...
 
@@ -265,7 +265,9 @@ def verify(
     threads: Optional[int] = None,
 ) -> VerifyReport:
     """Check checksums, the manifest and every stored value against its moves.
-    Raises ``FileNotFoundError`` when there are no tables of these rules."""
+    Every table gets its verdict in the report (``problem`` says why one
+    failed, a missing or damaged neighbour included). Raises
+    ``FileNotFoundError`` when there are no tables of these rules."""
 
 def normalize_fen(position: _Position) -> str:
     """The canonical PDN FEN of ``position``; ``ValueError`` for a bad FEN."""

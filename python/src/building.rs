@@ -147,7 +147,8 @@ impl Mismatch {
 /// Attributes: `material`, `path`, `ok`, `checked` (positions checked;
 /// capture positions are skipped: the prober resolves them), `mismatches`
 /// (the first ones, a list of `Mismatch`), `mismatch_count` (in all),
-/// `file_error` (a problem with the file itself, else None) and `seconds`.
+/// `problem` (why the table could not be checked or is damaged: itself
+/// or a table its moves lead to, else None) and `seconds`.
 #[pyclass(frozen, get_all, module = "draughts_tb")]
 #[derive(Clone)]
 pub struct TableCheckInfo {
@@ -157,7 +158,7 @@ pub struct TableCheckInfo {
     checked: u64,
     mismatches: Vec<Mismatch>,
     mismatch_count: u64,
-    file_error: Option<String>,
+    problem: Option<String>,
     seconds: f64,
 }
 
@@ -178,7 +179,7 @@ impl From<&TableCheck> for TableCheckInfo {
                 })
                 .collect(),
             mismatch_count: c.mismatch_count,
-            file_error: c.file_error.clone(),
+            problem: c.problem.as_ref().map(|p| p.message().to_string()),
             seconds: c.seconds,
         }
     }
@@ -224,10 +225,10 @@ impl VerifyReport {
 /// Checks tables as `dtb verify` does: checksums, the manifest, and every
 /// stored value against the values of its moves. `materials` limits it to
 /// some tables (default: every table in `path/<rules>/`). Returns a
-/// `VerifyReport`: a table that fails its check is reported there. Raises
-/// `FileNotFoundError` when there are no tables of these rules at `path`,
-/// `MissingTableError` or `CorruptedTableError` when a table that a check
-/// reads (where the moves of the checked table lead) is missing or damaged.
+/// `VerifyReport`: every table gets its verdict there, a missing or damaged
+/// one (or one whose moves lead to a missing or damaged table) included.
+/// Raises `FileNotFoundError` when there are no tables of these rules at
+/// `path`.
 /// The GIL is released while checking.
 #[pyfunction]
 #[pyo3(signature = (path, rules = "fmjd", progress = true, *, materials = None, threads = None))]

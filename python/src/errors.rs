@@ -99,6 +99,10 @@ pub fn probe_error(e: ProbeError) -> PyErr {
         | ProbeError::TooManyPieces { .. }
         | ProbeError::BadPliesLeft { .. } => PyValueError::new_err(message),
         ProbeError::Io { path, source } => os_error(&path_text(&path), &source),
+        ProbeError::MissingDirectory { path, rule_set, .. } => not_found(
+            &path,
+            &format!("no {rule_set} tables here (build them with draughts_tb.generate)"),
+        ),
     }
 }
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use format::{Material, RuleSet, Wdl};
-use probe::{table_dir, MoveValue, ProbeError, Tablebase, TablebaseOptions};
+use probe::{MoveValue, ProbeError, Tablebase, TablebaseOptions};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
@@ -13,24 +13,13 @@ use crate::args::{self, Query};
 use crate::errors::{not_found, probe_error, value_error};
 
 /// Opens the tables of `rule_set` under `root`: the one place that calls
-/// the prober's `open`. A missing directory is a `FileNotFoundError`.
+/// the prober's `open`. A missing directory (or rule-set folder) is a
+/// `FileNotFoundError`.
 fn open_tables(root: &Path, rule_set: RuleSet, cache_bytes: u64) -> PyResult<Tablebase> {
     if !root.is_dir() {
         return Err(not_found(root, "no such directory"));
     }
-    let dir = table_dir(root, rule_set);
-    if !dir.is_dir() {
-        let message = format!(
-            "no {} tables here (build them with draughts_tb.generate)",
-            rule_set.name()
-        );
-        return Err(not_found(&dir, &message));
-    }
-    Ok(Tablebase::open_with(
-        root,
-        rule_set,
-        TablebaseOptions { cache_bytes },
-    ))
+    Tablebase::open_with(root, rule_set, TablebaseOptions { cache_bytes }).map_err(probe_error)
 }
 
 /// The integer of a result: 1 win, 0 draw, -1 loss.
