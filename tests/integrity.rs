@@ -144,6 +144,43 @@ fn verify_reports_checksum_damage_and_manifest_differences() {
     );
 }
 
+/// Issue 14: the manifest keeps a checksum that covers the header's
+/// content. An edit of the header re-sealed with its own CRC (here the
+/// block size, which decodes to the same values) leaves every CRC-32 check
+/// passing, and the CRC-32 of the whole file unchanged; the manifest's
+/// SHA-256 still tells.
+#[test]
+fn the_manifest_sees_a_resealed_header_edit() {
+    let dir = gen_dir(2, RuleSet::Fmjd);
+    let d = dir.path().to_str().unwrap();
+    assert!(dtb(&["verify", "--quiet", "--dir", d]).status.success());
+    let path = dir.path().join("fmjd").join("K-K.dtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let whole_crc = crc32fast::hash(&bytes);
+    // Win and draw counts traded (the sum stays), the header re-sealed.
+    let win = u64::from_le_bytes(bytes[56..64].try_into().unwrap());
+    let draw = u64::from_le_bytes(bytes[64..72].try_into().unwrap());
+    bytes[56..64].copy_from_slice(&draw.to_le_bytes());
+    bytes[64..72].copy_from_slice(&win.to_le_bytes());
+    let crc = crc32fast::hash(&bytes[..124]);
+    bytes[124..128].copy_from_slice(&crc.to_le_bytes());
+    assert_ne!(win, draw);
+    assert_eq!(crc32fast::hash(&bytes), whole_crc, "CRC-32 is blind to it");
+    std::fs::write(&path, &bytes).unwrap();
+    TableReader::new(&bytes[..])
+        .unwrap()
+        .verify_checksum()
+        .unwrap();
+    let o = dtb(&["verify", "--quiet", "--dir", d, "--json"]);
+    assert_eq!(o.status.code(), Some(4));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let problems = v["manifest_problems"].to_string();
+    assert!(
+        problems.contains("K-K.dtb") && problems.contains("sha256"),
+        "{problems}"
+    );
+}
+
 /// Every `.dtb` file in `dir` is a complete, valid table.
 fn all_tables_valid(dir: &Path, rule_set: RuleSet) {
     let folder = dir.join(rule_set.name());
