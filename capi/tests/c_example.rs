@@ -50,8 +50,6 @@ fn c_example_agrees_with_the_rust_api() {
         .parent()
         .unwrap()
         .to_path_buf();
-    let lib = static_library(&root);
-    assert!(lib.exists(), "{} not built", lib.display());
     let dir = tempfile::tempdir().unwrap();
     let names: Vec<Material> = ["KKM-K", "KM-KM"]
         .iter()
@@ -63,21 +61,7 @@ fn c_example_agrees_with_the_rust_api() {
     })
     .unwrap();
     let exe = dir.path().join("probe_example");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let out = Command::new(&cc)
-        .arg(root.join("examples/c/probe_example.c"))
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&exe)
-        .output()
-        .expect("a C compiler (cc) is needed for this test");
-    assert!(
-        out.status.success(),
-        "cc failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    compile_c(&root, &root.join("examples/c/probe_example.c"), &exe);
 
     let fens = [
         "W:WK46,K47,28:BK5",
@@ -140,6 +124,7 @@ fn c_example_agrees_with_the_rust_api() {
 /// Compiles a C program of this test folder against `libdtb.a`.
 fn compile_c(root: &Path, source: &Path, exe: &Path) {
     let lib = static_library(root);
+    assert!(lib.exists(), "{} not built", lib.display());
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let out = Command::new(&cc)
         .arg(source)
