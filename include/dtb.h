@@ -1,5 +1,5 @@
 /*
- * dtb.h - C interface of the draughts-tb prober (libdtb), version 0.1.
+ * dtb.h - C interface of the draughts-tb prober (libdtb), version 0.2.
  *
  * Endgame tablebases for international draughts (10x10, FMJD rules), built
  * by `dtb gen`. Link with libdtb.a (plus -lpthread -ldl -lm) or libdtb.so.
@@ -73,8 +73,15 @@
 extern "C" {
 #endif
 
+/*
+ * 0.2 changed the interface of 0.1: the DTB_RULES_* numbers are now the
+ * header's rule-set codes (0 pure, 1 fmjd, 2 fmjd-diagonal; 0.1 had
+ * 0 fmjd, 1 fmjd-diagonal, 2 pure), dtb_close returns an int, and dtb_open
+ * returns NULL when the rule set's folder is missing. Rebuild against
+ * this header; check dtb_version() at run time if in doubt.
+ */
 #define DTB_VERSION_MAJOR 0
-#define DTB_VERSION_MINOR 1
+#define DTB_VERSION_MINOR 2
 
 /* Status codes. */
 #define DTB_OK 0
@@ -197,7 +204,7 @@ int dtb_max_pieces(const dtb_tablebase *tb);
  */
 const char *dtb_last_error(void);
 
-/* The library version, e.g. "0.1.0" (static storage). Thread-safe. */
+/* The library version, e.g. "0.2.0" (static storage). Thread-safe. */
 const char *dtb_version(void);
 
 #ifdef __cplusplus

@@ -18,6 +18,9 @@ pub struct Answer {
     pub moves: Vec<(String, MoveValue)>,
     /// The counted ending it is in, if any.
     pub counted: Option<rules::CountedEnding>,
+    /// The plies the draw counter allows here (caps applied), where a
+    /// count runs.
+    pub plies_left: Option<u32>,
     /// The position after each move, in the order of `moves`.
     pub after: Vec<String>,
 }
@@ -50,6 +53,7 @@ pub fn try_answer(
         plies: probe.plies,
         moves,
         counted: Material::of(pos).counted_ending(),
+        plies_left: tb.plies_available(pos, plies_left),
         after,
     })
 }
@@ -60,6 +64,7 @@ pub fn to_json(a: &Answer) -> Value {
         "fen": a.fen,
         "result": a.wdl.as_str(),
         "plies": a.plies,
+        "plies_left": a.plies_left,
         "moves": a.moves.iter().zip(&a.after).map(|((text, m), after)| json!({
             "move": text,
             "result": m.wdl.as_str(),

@@ -330,9 +330,12 @@ fn run_stdin_bytes(args: &[&str], input: &[u8]) -> Output {
 /// and a very long line is echoed once, cut short.
 #[test]
 fn probe_batch_mode_survives_bad_bytes_and_long_lines() {
-    let long = format!("W:W{}", "31,".repeat(50_000));
+    let long = format!("W:W{}", "31,".repeat(5_000));
+    let huge = format!("W:W{}", "31,".repeat(100_000));
     let mut input = b"W:WK1:BK50\n\xff\xfe not text\n".to_vec();
     input.extend_from_slice(long.as_bytes());
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(huge.as_bytes());
     input.extend_from_slice(b"\nW:WK1:BK50\n");
     let o = run_stdin_bytes(&["probe", "--dir", dir(), "-"], &input);
     let out = stdout(&o);
@@ -455,4 +458,35 @@ fn verify_reports_every_table_and_the_worst_code() {
     let o = run_bounded(&["verify", "--dir", d, "--quiet", "K-K", "M-M"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stdout(&o).contains("M-M"), "{}", stdout(&o));
+}
+
+/// `dtb verify --sample F` checks about that fraction of the positions, the
+/// same ones every run; `--sample 1` is the full check; a fraction outside
+/// (0, 1] is bad input.
+#[test]
+fn verify_samples_a_fraction_of_the_positions() {
+    let d = dir();
+    let checked = |extra: &[&str]| -> u64 {
+        let mut args = vec!["verify", "--dir", d, "--json", "--quiet", "KM-K", "KK-KM"];
+        args.extend_from_slice(extra);
+        let o = run_bounded(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["positions"].as_u64().unwrap()
+    };
+    let full = checked(&[]);
+    let tenth = checked(&["--sample", "0.1"]);
+    assert!(
+        full / 20 < tenth && tenth < full / 5,
+        "{tenth} of {full} for a tenth"
+    );
+    assert_eq!(checked(&["--sample", "0.1"]), tenth, "same sample each run");
+    assert_eq!(checked(&["--sample", "1"]), full);
+    for bad in ["0", "1.5", "-0.1", "NaN", "x"] {
+        assert_error(
+            &run(&["verify", "--dir", d, "--sample", bad]),
+            2,
+            "--sample",
+        );
+    }
 }

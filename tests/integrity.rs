@@ -146,9 +146,10 @@ fn verify_reports_checksum_damage_and_manifest_differences() {
 
 /// Issue 14: the manifest keeps a checksum that covers the header's
 /// content. An edit of the header re-sealed with its own CRC (here the
-/// block size, which decodes to the same values) leaves every CRC-32 check
-/// passing, and the CRC-32 of the whole file unchanged; the manifest's
-/// SHA-256 still tells.
+/// win and draw counts traded) leaves every CRC-32 check passing and the
+/// CRC-32 of the whole file unchanged, as the test shows; the SHA-256 in
+/// the manifest differs. (The statistics are in the manifest too: the test
+/// compares the hashes themselves.)
 #[test]
 fn the_manifest_sees_a_resealed_header_edit() {
     let dir = gen_dir(2, RuleSet::Fmjd);
@@ -175,10 +176,22 @@ fn the_manifest_sees_a_resealed_header_edit() {
     assert_eq!(o.status.code(), Some(4));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let problems = v["manifest_problems"].to_string();
-    assert!(
-        problems.contains("K-K.dtb") && problems.contains("sha256"),
-        "{problems}"
-    );
+    assert!(problems.contains("K-K.dtb"), "{problems}");
+    let folder = dir.path().join("fmjd");
+    let listed: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(folder.join("MANIFEST.json")).unwrap()).unwrap();
+    let listed_hash = listed["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["file"] == "K-K.dtb")
+        .and_then(|t| t["sha256"].as_str())
+        .unwrap()
+        .to_string();
+    let now = gen::manifest::scan(&folder, RuleSet::Fmjd).unwrap();
+    let edited = now.tables.iter().find(|t| t.file == "K-K.dtb").unwrap();
+    assert_ne!(edited.sha256, listed_hash, "the hash sees the edit");
+    assert_eq!(edited.bytes as usize, bytes.len());
 }
 
 /// Every `.dtb` file in `dir` is a complete, valid table.

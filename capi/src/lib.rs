@@ -531,7 +531,7 @@ pub extern "C" fn dtb_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
 }
 
-/// The library version, e.g. "0.1.0" (static storage).
+/// The library version, e.g. "0.2.0" (static storage).
 #[no_mangle]
 pub extern "C" fn dtb_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char

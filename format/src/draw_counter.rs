@@ -210,7 +210,10 @@ pub struct MoveOutcome {
 /// [`child_view`]): the move keeps the child's result only if the counter,
 /// capped as [`plies_available`] says, still holds the plies the result
 /// needs after the move. This is the one rule for how a move passes the
-/// count on; [`value_from_children`] applies it to the fresh counter.
+/// count on. [`value_from_children`] computes the same from the stored
+/// side (the distance a position needs, before any counter applies): a
+/// move holds with `r` plies left exactly when `r` reaches the child's
+/// distance plus one, which is what this function checks.
 pub fn move_outcome(
     rule_set: RuleSet,
     class: Option<CountedEnding>,

@@ -101,6 +101,51 @@ pub fn read_header(path: &Path) -> Result<Header, FormatError> {
     Ok(header)
 }
 
+/// Feeds the bytes of the regular file `path` from `from` on to `chunk`,
+/// a mebibyte at a time (memory stays bounded whatever the file's size),
+/// up to the length the file had when opened.
+pub fn read_chunks(
+    path: &Path,
+    from: u64,
+    mut chunk: impl FnMut(&[u8]),
+) -> Result<u64, FormatError> {
+    use std::io::{Seek, SeekFrom};
+    let (mut file, len) = open_regular(path)?;
+    file.seek(SeekFrom::Start(from.min(len)))
+        .map_err(|e| FormatError::io(path, e))?;
+    let mut rest = file.take(len.saturating_sub(from));
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut total = 0;
+    loop {
+        let n = rest
+            .read(&mut buffer)
+            .map_err(|e| FormatError::io(path, e))?;
+        if n == 0 {
+            return Ok(total);
+        }
+        chunk(&buffer[..n]);
+        total += n as u64;
+    }
+}
+
+/// Checks the table file at `path` without holding it in memory: its
+/// header (against the file's length) and the CRC-32 of everything after
+/// it. The blocks' own checksums are checked when they are decoded.
+pub fn check_table_file(path: &Path) -> Result<Header, FormatError> {
+    let header = read_header(path)?;
+    let mut crc = crc32fast::Hasher::new();
+    let read = read_chunks(path, HEADER_LEN as u64, |bytes| crc.update(bytes))?;
+    if read + HEADER_LEN as u64 != header.file_length {
+        return Err(FormatError::Truncated(
+            "the file changed length while it was read".into(),
+        ));
+    }
+    if crc.finalize() != header.body_crc {
+        return Err(FormatError::Checksum("table body"));
+    }
+    Ok(header)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

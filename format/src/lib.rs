@@ -33,8 +33,8 @@ pub use draw_counter::{
 };
 pub use error::{FormatError, MaterialError};
 pub use files::{
-    list_tables, material_of_file_name, open_regular, read_header, read_regular, table_dir,
-    table_path, TABLE_EXTENSION,
+    check_table_file, list_tables, material_of_file_name, open_regular, read_chunks, read_header,
+    read_regular, table_dir, table_path, TABLE_EXTENSION,
 };
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
 pub use index::{binomial, table_position, MaterialIndex, UnrankCursor};

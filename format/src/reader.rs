@@ -19,10 +19,6 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
-}
-
 impl<B: AsRef<[u8]>> TableReader<B> {
     /// Checks the header, the file length and the block index.
     pub fn new(bytes: B) -> Result<TableReader<B>, FormatError> {
@@ -88,12 +84,25 @@ impl<B: AsRef<[u8]>> TableReader<B> {
                 "block {block} does not exist"
             )));
         }
+        // Offsets were checked when the reader was made; they are read
+        // again here, so bytes that changed since (a mapped file rewritten
+        // under us) are an error too, never an out-of-bounds panic.
         let b = self.bytes.as_ref();
+        let changed = || FormatError::Corrupt(format!("block {block}: the block index changed"));
         let index = self.header.index_offset as usize;
-        let start = u64_at(b, index + 8 * block as usize) as usize;
-        let end = u64_at(b, index + 8 * (block as usize + 1)) as usize;
+        let at = |i: usize| -> Option<u64> {
+            Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
+        };
+        let start = at(index + 8 * block as usize).ok_or_else(changed)? as usize;
+        let end = at(index + 8 * (block as usize + 1)).ok_or_else(changed)? as usize;
         let crc_at = index + 8 * (self.header.block_count as usize + 1) + 4 * block as usize;
-        Ok((&b[start..end], u32_at(b, crc_at)))
+        let crc = b
+            .get(crc_at..crc_at + 4)
+            .and_then(|c| c.try_into().ok())
+            .map(u32::from_le_bytes)
+            .ok_or_else(changed)?;
+        let compressed = b.get(start..end).ok_or_else(changed)?;
+        Ok((compressed, crc))
     }
 
     /// Uncompressed length of a block.

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use error::GenError;
-use format::{Material, MaterialIndex, RuleSet, TableReader, TableStats};
+use format::{Material, MaterialIndex, RuleSet, TableStats};
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::Progress;
 pub use verify::{materials_in, verify, Mismatch, TableCheck, TableProblem, VerifyOptions};
@@ -129,17 +129,7 @@ pub fn plan(options: &GenOptions) -> Vec<Material> {
 /// Whether `path` holds a complete, valid table of `material` under
 /// `rule_set` (header, index and the checksum of the whole file).
 pub fn table_is_valid(path: &Path, material: Material, rule_set: RuleSet) -> bool {
-    let Ok(bytes) = format::read_regular(path, u64::MAX) else {
-        return false;
-    };
-    match TableReader::new(&bytes[..]) {
-        Ok(r) => {
-            r.header().material == material
-                && r.header().rule_set == rule_set
-                && r.verify_checksum().is_ok()
-        }
-        Err(_) => false,
-    }
+    format::check_table_file(path).is_ok_and(|h| h.material == material && h.rule_set == rule_set)
 }
 
 /// Peak resident memory of this process (Linux).

@@ -8,8 +8,9 @@
 
 use std::path::Path;
 
-use format::{RuleSet, TableReader, FORMAT_VERSION};
+use format::{RuleSet, FORMAT_VERSION};
 use serde::{Deserialize, Serialize};
+use sha2::Digest;
 
 use crate::error::GenError;
 use crate::verify::materials_in;
@@ -63,22 +64,22 @@ pub struct Manifest {
 }
 
 fn entry(path: &Path, rule_set: RuleSet) -> Result<Option<ManifestEntry>, GenError> {
-    let bytes = format::read_regular(path, u64::MAX)?;
-    let Ok(reader) = TableReader::new(&bytes[..]) else {
-        return Ok(None);
+    let h = match format::read_header(path) {
+        Ok(h) if h.rule_set == rule_set => h,
+        Ok(_) => return Ok(None),
+        Err(e) if e.is_corruption() => return Ok(None),
+        Err(e) => return Err(e.into()),
     };
-    let h = reader.header();
-    if h.rule_set != rule_set {
-        return Ok(None);
-    }
+    let mut sha = sha2::Sha256::new();
+    let bytes = format::read_chunks(path, 0, |chunk| sha.update(chunk))?;
     Ok(Some(ManifestEntry {
         file: path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
         material: h.material.to_string(),
-        bytes: bytes.len() as u64,
-        sha256: sha256_hex(&bytes),
+        bytes,
+        sha256: hex(&sha.finalize()),
         positions: h.position_count,
         stats: ManifestStats {
             win: h.stats.win,
@@ -90,12 +91,8 @@ fn entry(path: &Path, rule_set: RuleSet) -> Result<Option<ManifestEntry>, GenErr
     }))
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The manifest of the tables now in `dir` (a rule set's folder).

@@ -19,8 +19,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use format::{
-    child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableReader,
-    TableValue,
+    child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableValue,
 };
 use probe::{table_dir, Tablebase, TablebaseOptions};
 use rayon::prelude::*;
@@ -41,6 +40,22 @@ pub struct VerifyOptions {
     pub threads: Option<usize>,
     /// No progress bars.
     pub quiet: bool,
+    /// Check only about this fraction of the positions of each table (a
+    /// fixed pseudo-random choice: the same positions on every run), for a
+    /// quick look at large sets; `None` (or 1): every position. The file
+    /// checks (checksums, header) are always complete.
+    pub sample: Option<f64>,
+}
+
+/// Whether position `index` is in a sample of `fraction` of the positions:
+/// a hash of the index below `fraction` of the hash range (SplitMix64's
+/// finaliser, so that sampled positions are spread over every block).
+pub fn in_sample(index: u64, fraction: f64) -> bool {
+    let mut z = index.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z as f64) < fraction * u64::MAX as f64
 }
 
 /// A stored value that its successors contradict.
@@ -165,10 +180,7 @@ fn check_table(options: &VerifyOptions, material: Material) -> TableCheck {
 
 /// The file's header, block index and checksum.
 fn check_file(options: &VerifyOptions, material: Material, path: &Path) -> Result<(), GenError> {
-    let bytes = format::read_regular(path, u64::MAX)?;
-    let reader = TableReader::new(&bytes[..])?;
-    reader.verify_checksum()?;
-    let h = reader.header();
+    let h = format::check_table_file(path)?;
     if h.material != material || h.rule_set != options.rule_set {
         return Err(format::FormatError::Corrupt(format!(
             "header says {} under {}",
@@ -204,12 +216,16 @@ fn check_values(
     let found = AtomicU64::new(0);
     let kept = Mutex::new(Vec::new());
     const CHUNK: u64 = 4096;
+    let sample = options.sample.filter(|&f| f < 1.0);
     (0..count.div_ceil(CHUNK))
         .into_par_iter()
         .try_for_each(|c| -> Result<(), GenError> {
             let end = ((c + 1) * CHUNK).min(count);
             let mut n = 0;
             for i in c * CHUNK..end {
+                if sample.is_some_and(|f| !in_sample(i, f)) {
+                    continue;
+                }
                 let pos = index.unrank(i);
                 if pos.has_capture() {
                     continue;

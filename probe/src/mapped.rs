@@ -14,11 +14,29 @@
 //! outside a guarded read is passed on to the handler that was installed
 //! before (or to the default action, which ends the process as before).
 
-/// Runs `read` (which reads only from table mappings) and tells whether a
-/// SIGBUS interrupted it: `Err(Truncated)` then, and whatever `read`
-/// returned must be thrown away.
-pub(crate) fn guarded<T>(read: impl FnOnce() -> T) -> Result<T, Truncated> {
-    imp::guarded(read)
+/// The address range of a mapping (kept as numbers: the mapping may move
+/// into its owner while being read).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MappedRange {
+    start: usize,
+    len: usize,
+}
+
+impl MappedRange {
+    /// The range of `map`.
+    pub(crate) fn of(map: &[u8]) -> MappedRange {
+        MappedRange {
+            start: map.as_ptr() as usize,
+            len: map.len(),
+        }
+    }
+}
+
+/// Runs `read`, which reads from the mapping at `map`, and tells whether a
+/// SIGBUS from a page of that mapping interrupted it: `Err(Truncated)`
+/// then, and whatever `read` returned must be thrown away.
+pub(crate) fn guarded<T>(map: MappedRange, read: impl FnOnce() -> T) -> Result<T, Truncated> {
+    imp::guarded(map, read)
 }
 
 /// A mapped file was cut short while it was read.
@@ -36,12 +54,13 @@ mod imp {
     use std::sync::atomic::{compiler_fence, AtomicUsize, Ordering};
     use std::sync::Once;
 
-    use super::Truncated;
+    use super::{MappedRange, Truncated};
 
     thread_local! {
         // Const-initialised and without destructors: plain thread-local
         // storage, safe to touch from a signal handler on this thread.
-        static GUARDED: Cell<bool> = const { Cell::new(false) };
+        // The mapping being read inside `guarded` (start, length; 0: none).
+        static GUARDED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
         static FAULTED: Cell<bool> = const { Cell::new(false) };
     }
 
@@ -49,15 +68,28 @@ mod imp {
     /// The handler that was installed before ours (`libc::sigaction` as
     /// raw bytes behind a pointer leaked once), 0 until installed.
     static PREVIOUS: AtomicUsize = AtomicUsize::new(0);
+    /// The page size, read at installation (`sysconf` is not safe in a
+    /// signal handler).
+    static PAGE: AtomicUsize = AtomicUsize::new(4096);
 
-    pub(super) fn guarded<T>(read: impl FnOnce() -> T) -> Result<T, Truncated> {
-        let outer = GUARDED.with(|g| g.replace(true));
-        // The handler reads GUARDED: keep the reads of the mapping between
-        // the two stores.
+    /// Restores the outer guard when `guarded` ends, panic or not.
+    struct Restore((usize, usize));
+
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            compiler_fence(Ordering::SeqCst);
+            GUARDED.with(|g| g.set(self.0));
+        }
+    }
+
+    pub(super) fn guarded<T>(map: MappedRange, read: impl FnOnce() -> T) -> Result<T, Truncated> {
+        let outer = GUARDED.with(|g| g.replace((map.start, map.len)));
+        let restore = Restore(outer);
+        // The handler reads GUARDED: keep the reads of the mapping after
+        // the store (and before the restore).
         compiler_fence(Ordering::SeqCst);
         let value = read();
-        compiler_fence(Ordering::SeqCst);
-        GUARDED.with(|g| g.set(outer));
+        drop(restore);
         if FAULTED.with(|f| f.replace(false)) {
             return Err(Truncated);
         }
@@ -66,10 +98,16 @@ mod imp {
 
     pub(super) fn install() {
         INSTALL.call_once(|| {
+            // SAFETY: sysconf has no preconditions.
+            let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            if page > 0 && (page as usize).is_power_of_two() {
+                PAGE.store(page as usize, Ordering::Relaxed);
+            }
             // SAFETY: `sigaction` is called with a zeroed, then filled
             // struct and a valid pointer for the previous action; the
             // handler below only touches thread-locals without
-            // destructors, atomics and the `mmap`/`sigaction` system calls.
+            // destructors, atomics and the `mmap`/`sigaction`/`raise`
+            // system calls.
             unsafe {
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_sigbus as *const () as usize;
@@ -84,27 +122,28 @@ mod imp {
         });
     }
 
-    /// The SIGBUS handler.
+    /// The SIGBUS handler: a fault on a page of the mapping this thread is
+    /// reading inside `guarded` (a read past the end of a file cut short,
+    /// `BUS_ADRERR`) gets a page of zeros; anything else is passed on.
     extern "C" fn on_sigbus(
         sig: libc::c_int,
         info: *mut libc::siginfo_t,
         context: *mut libc::c_void,
     ) {
-        if GUARDED.with(|g| g.get()) {
-            // SAFETY: `info` is the kernel's description of this fault.
-            let address = unsafe { (*info).si_addr() } as usize;
-            if zero_page_at(address) {
-                FAULTED.with(|f| f.set(true));
-                return; // the faulting read runs again and reads zeros
-            }
+        let (start, len) = GUARDED.with(|g| g.get());
+        // SAFETY: `info` is the kernel's description of this signal.
+        let (code, address) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
+        let ours = len > 0 && code == libc::BUS_ADRERR && address.wrapping_sub(start) < len;
+        if ours && zero_page_at(address) {
+            FAULTED.with(|f| f.set(true));
+            return; // the faulting read runs again and reads zeros
         }
         pass_on(sig, info, context);
     }
 
     /// Maps a page of zeros over the page holding `address`.
     fn zero_page_at(address: usize) -> bool {
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let page = PAGE.load(Ordering::Relaxed);
         let start = address & !(page - 1);
         // SAFETY: the page lies in a table mapping that this thread is
         // reading inside `guarded` (the only place a SIGBUS is expected
@@ -133,11 +172,17 @@ mod imp {
         };
         let handler = previous.sa_sigaction;
         if handler == libc::SIG_DFL || handler == libc::SIG_IGN {
-            // Restore it: the faulting instruction runs again and the
-            // default action ends the process, as without us.
+            // Restore it: a faulting instruction runs again and the
+            // default action ends the process, as without us; a signal
+            // sent by a process (si_code <= 0) is raised again.
             // SAFETY: `previous` is a valid action read back from the
-            // kernel at installation.
-            unsafe { libc::sigaction(sig, previous, std::ptr::null_mut()) };
+            // kernel at installation; `info` is the kernel's.
+            unsafe {
+                libc::sigaction(sig, previous, std::ptr::null_mut());
+                if (*info).si_code <= 0 {
+                    libc::raise(sig);
+                }
+            }
         } else if previous.sa_flags & libc::SA_SIGINFO != 0 {
             // SAFETY: the previous handler was installed with SA_SIGINFO,
             // so it has this signature.
@@ -154,9 +199,9 @@ mod imp {
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use super::Truncated;
+    use super::{MappedRange, Truncated};
 
-    pub(super) fn guarded<T>(read: impl FnOnce() -> T) -> Result<T, Truncated> {
+    pub(super) fn guarded<T>(_map: MappedRange, read: impl FnOnce() -> T) -> Result<T, Truncated> {
         Ok(read())
     }
 
@@ -179,16 +224,18 @@ mod tests {
         // SAFETY: the test truncates the file on purpose; reads of the
         // lost pages happen only inside `guarded`.
         let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
-        assert_eq!(guarded(|| map[40_000]), Ok(7));
+        assert_eq!(guarded(MappedRange::of(&map), || map[40_000]), Ok(7));
         std::fs::OpenOptions::new()
             .write(true)
             .open(&path)
             .unwrap()
             .set_len(100)
             .unwrap();
-        let sum = guarded(|| map.iter().map(|&b| b as u64).sum::<u64>());
+        let sum = guarded(MappedRange::of(&map), || {
+            map.iter().map(|&b| b as u64).sum::<u64>()
+        });
         assert_eq!(sum, Err(Truncated));
         // The first page is still the file's.
-        assert_eq!(guarded(|| map[10]), Ok(7));
+        assert_eq!(guarded(MappedRange::of(&map), || map[10]), Ok(7));
     }
 }

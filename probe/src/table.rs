@@ -11,17 +11,21 @@ use format::{FormatError, Material, MaterialIndex, RuleSet, TableReader, ValueKi
 use memmap2::Mmap;
 
 use crate::error::ProbeError;
+use crate::mapped::MappedRange;
 
 /// Each opened table gets its own id, so that blocks decoded from a file
 /// that was later replaced are never mistaken for the new file's.
 static NEXT_TABLE_ID: AtomicU32 = AtomicU32::new(0);
 
-/// What identifies the bytes of an open file: if its length or
-/// modification time changes, it was rewritten in place.
+/// What identifies the bytes of an open file: if its length, modification
+/// or status-change time changes, it was rewritten in place (the inode and
+/// device say it is the same file).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct FileStamp {
     len: u64,
     modified: Option<SystemTime>,
+    #[cfg(unix)]
+    unix: (i64, i64, u64, u64),
 }
 
 impl FileStamp {
@@ -30,6 +34,11 @@ impl FileStamp {
         Ok(FileStamp {
             len: meta.len(),
             modified: meta.modified().ok(),
+            #[cfg(unix)]
+            unix: {
+                use std::os::unix::fs::MetadataExt;
+                (meta.ctime(), meta.ctime_nsec(), meta.ino(), meta.dev())
+            },
         })
     }
 }
@@ -45,6 +54,8 @@ pub(crate) struct Table {
     /// Every value decoded, one byte per position (WLD code or distance
     /// byte), when the table was preloaded.
     pub(crate) decoded: OnceLock<Vec<u8>>,
+    /// Where the file is mapped.
+    pub(crate) range: MappedRange,
     file: File,
     stamp: FileStamp,
 }
@@ -80,7 +91,8 @@ impl Table {
             path: path.to_path_buf(),
             source: FormatError::Truncated("the file was cut short while it was read".into()),
         };
-        let reader = crate::mapped::guarded(|| TableReader::new(map))
+        let range = MappedRange::of(&map);
+        let reader = crate::mapped::guarded(range, || TableReader::new(map))
             .map_err(|_| truncated())?
             .map_err(|source| ProbeError::Corrupted {
                 path: path.to_path_buf(),
@@ -95,6 +107,7 @@ impl Table {
             index: MaterialIndex::new(material),
             reader,
             decoded: OnceLock::new(),
+            range,
             file,
             stamp,
         })

@@ -3,9 +3,8 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use arc_swap::ArcSwapOption;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Arc, Mutex};
 
 use format::{
     child_view, move_outcome, plies_left_after, table_dir, table_position, value_from_children,
@@ -82,24 +81,6 @@ thread_local! {
     static DECODER: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
 }
 
-/// A table in use: borrowed from its slot without touching its reference
-/// count (the hot path), or just opened.
-enum TableGuard {
-    Loaded(arc_swap::Guard<Option<Arc<Table>>>),
-    Opened(Arc<Table>),
-}
-
-impl std::ops::Deref for TableGuard {
-    type Target = Table;
-
-    fn deref(&self) -> &Table {
-        match self {
-            TableGuard::Loaded(g) => g.as_deref().expect("checked to be loaded"),
-            TableGuard::Opened(t) => t,
-        }
-    }
-}
-
 /// Why a stored value could not be read.
 enum Miss {
     /// The file was rewritten in place since it was mapped.
@@ -114,9 +95,17 @@ pub struct Tablebase {
     root: PathBuf,
     dir: PathBuf,
     rule_set: RuleSet,
-    /// The open table of each material; replaced when its file was
-    /// rewritten in place, emptied when it became unreadable.
-    slots: Box<[ArcSwapOption<Table>]>,
+    /// The open table of each material (null: not open): one of `opened`.
+    /// Replaced when its file was rewritten in place, emptied when it
+    /// became unreadable; a probe reads it with one atomic load.
+    slots: Box<[AtomicPtr<Table>]>,
+    /// Every table opened by this tablebase, kept until it is dropped, so
+    /// that a table replaced in its slot stays valid for the probes still
+    /// using it (a replacement costs its mapping until then: rare, only
+    /// when a file is rewritten under a running prober). The lock also
+    /// serialises (re)opening.
+    #[allow(clippy::vec_box)] // the boxes keep each table's address as the list grows
+    opened: Mutex<Vec<Box<Table>>>,
     cache: Cache<(u32, u64), Arc<[u8]>, BlockWeight>,
 }
 
@@ -152,7 +141,7 @@ impl Tablebase {
             });
         }
         let slots = (0..SLOT_RADIX.pow(4))
-            .map(|_| ArcSwapOption::empty())
+            .map(|_| AtomicPtr::new(std::ptr::null_mut()))
             .collect();
         let estimated = (options.cache_bytes / 4096).max(16) as usize;
         Ok(Tablebase {
@@ -160,6 +149,7 @@ impl Tablebase {
             root,
             rule_set,
             slots,
+            opened: Mutex::new(Vec::new()),
             cache: Cache::with_weighter(estimated, options.cache_bytes.max(1), BlockWeight),
         })
     }
@@ -184,33 +174,53 @@ impl Tablebase {
         format::table_path(&self.dir, material)
     }
 
-    fn table(&self, material: Material) -> Result<TableGuard, ProbeError> {
+    fn table(&self, material: Material) -> Result<&Table, ProbeError> {
         if material.pieces() > MAX_TABLE_PIECES {
             return Err(ProbeError::TooManyPieces {
                 pieces: material.pieces(),
                 max: MAX_TABLE_PIECES,
             });
         }
-        let guard = self.slots[slot(material)].load();
-        if guard.is_some() {
-            return Ok(TableGuard::Loaded(guard));
+        match self.open_table(material) {
+            Some(table) => Ok(table),
+            // Errors are not remembered: a table built later is found then.
+            None => self.reopen(material, std::ptr::null()),
         }
-        // Errors are not remembered: a table built later is found then.
-        Ok(TableGuard::Opened(self.reopen(material)?))
     }
 
-    /// Opens `material`'s table afresh and puts it in its slot; empties the
-    /// slot when the file cannot be used.
-    fn reopen(&self, material: Material) -> Result<Arc<Table>, ProbeError> {
+    /// The table open in `material`'s slot, if any.
+    fn open_table(&self, material: Material) -> Option<&Table> {
+        let ptr = self.slots.get(slot(material))?.load(Ordering::Acquire);
+        // SAFETY: a non-null slot points into a `Box<Table>` owned by
+        // `self.opened`, which only grows until `self` is dropped; the
+        // returned reference borrows `self`, so the table outlives it.
+        unsafe { ptr.as_ref() }
+    }
+
+    /// Opens `material`'s table afresh in place of `stale` (null: none was
+    /// open) and puts it in its slot, or empties the slot when the file
+    /// cannot be used. If another thread already replaced `stale`, its
+    /// table is used.
+    fn reopen(&self, material: Material, stale: *const Table) -> Result<&Table, ProbeError> {
         let cell = &self.slots[slot(material)];
+        let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
+        let current = cell.load(Ordering::Acquire);
+        if !current.is_null() && !std::ptr::eq(current, stale) {
+            // SAFETY: as in `open_table`.
+            return Ok(unsafe { &*current });
+        }
         match Table::open(&self.table_path(material), material, self.rule_set) {
             Ok(table) => {
-                let table = Arc::new(table);
-                cell.store(Some(Arc::clone(&table)));
-                Ok(table)
+                let table = Box::new(table);
+                let ptr = &*table as *const Table as *mut Table;
+                opened.push(table);
+                cell.store(ptr, Ordering::Release);
+                // SAFETY: `ptr` points into the box just pushed to
+                // `opened`, kept until `self` is dropped.
+                Ok(unsafe { &*ptr })
             }
             Err(e) => {
-                cell.store(None);
+                cell.store(std::ptr::null_mut(), Ordering::Release);
                 Err(e)
             }
         }
@@ -228,9 +238,9 @@ impl Tablebase {
         let mut table = self.table(material)?;
         if table.decoded.get().is_none() {
             if !table.unchanged() {
-                table = TableGuard::Opened(self.reopen(material)?);
+                table = self.reopen(material, table)?;
             }
-            let all = crate::mapped::guarded(|| table.reader.decode_all())
+            let all = crate::mapped::guarded(table.range, || table.reader.decode_all())
                 .map_err(|_| {
                     table.corrupted(format::FormatError::Truncated(
                         "the file was cut short while it was read".into(),
@@ -255,20 +265,17 @@ impl Tablebase {
         let table = match mode {
             Mode::Load => self.table(material)?,
             // Opening a table reads its header and index: not in memory yet.
-            Mode::CachedOnly => match self.slots.get(slot(material)).map(|c| c.load()) {
-                Some(g) if g.is_some() && material.pieces() <= MAX_TABLE_PIECES => {
-                    TableGuard::Loaded(g)
-                }
+            Mode::CachedOnly => match self.open_table(material) {
+                Some(t) if material.pieces() <= MAX_TABLE_PIECES => t,
                 _ => return Ok(None),
             },
         };
-        match self.stored_in(&table, pos, mode) {
+        match self.stored_in(table, pos, mode) {
             Ok(byte) => Ok(byte),
             Err(Miss::Failed(e)) => Err(e),
             Err(Miss::Changed) => {
-                drop(table);
-                let fresh = self.reopen(material)?;
-                match self.stored_in(&fresh, pos, mode) {
+                let fresh = self.reopen(material, table)?;
+                match self.stored_in(fresh, pos, mode) {
                     Ok(byte) => Ok(byte),
                     Err(Miss::Failed(e)) => Err(e),
                     Err(Miss::Changed) => Err(fresh.corrupted(format::FormatError::Corrupt(
@@ -324,9 +331,17 @@ impl Tablebase {
             }
             let mut raw = Vec::new();
             let decoder = slot.as_mut().expect("set");
-            crate::mapped::guarded(|| table.reader.decode_block(block, decoder, &mut raw))
-                .map_err(|_| Miss::Changed)?
-                .map_err(|e| Miss::Failed(table.corrupted(e)))?;
+            let decoded = crate::mapped::guarded(table.range, || {
+                table.reader.decode_block(block, decoder, &mut raw)
+            })
+            .map_err(|_| Miss::Changed)?;
+            match decoded {
+                Ok(()) => {}
+                // Bytes that changed during the read fail their checksum:
+                // a rewrite, not damage, if the stamp moved meanwhile.
+                Err(_) if !table.unchanged() => return Err(Miss::Changed),
+                Err(e) => return Err(Miss::Failed(table.corrupted(e))),
+            }
             Ok(raw.into())
         })
     }
@@ -524,6 +539,16 @@ impl Tablebase {
     /// tables.
     pub fn probe_distance(&self, pos: &Position) -> Result<Option<u8>, ProbeError> {
         Ok(self.probe(pos)?.distance)
+    }
+
+    /// The plies the draw counter allows in `pos` with `plies_left` on it
+    /// (`None`: the counted ending was just entered), caps included (the
+    /// long diagonal under `fmjd-diagonal`); `None` when no count runs
+    /// (outside the counted endings, or under `pure`). See
+    /// `format::plies_available`.
+    pub fn plies_available(&self, pos: &Position, plies_left: Option<u8>) -> Option<u32> {
+        let class = Material::of(pos).counted_ending();
+        format::plies_available(self.rule_set, class, pos, plies_left)
     }
 
     /// Every legal move with the value it leads to for the side making it,

@@ -263,11 +263,14 @@ def verify(
     *,
     materials: Optional[Sequence[str]] = None,
     threads: Optional[int] = None,
+    sample: Optional[float] = None,
 ) -> VerifyReport:
     """Check checksums, the manifest and every stored value against its moves.
     Every table gets its verdict in the report (``problem`` says why one
-    failed, a missing or damaged neighbour included). Raises
-    ``FileNotFoundError`` when there are no tables of these rules."""
+    failed, a missing or damaged neighbour included). ``sample`` (above 0, at
+    most 1) checks only about that fraction of each table's positions, the
+    same ones on every run. Raises ``FileNotFoundError`` when there are no
+    tables of these rules, ``ValueError`` for a bad ``sample``."""
 
 def normalize_fen(position: _Position) -> str:
     """The canonical PDN FEN of ``position``; ``ValueError`` for a bad FEN."""

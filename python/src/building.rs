@@ -228,10 +228,11 @@ impl VerifyReport {
 /// `VerifyReport`: every table gets its verdict there, a missing or damaged
 /// one (or one whose moves lead to a missing or damaged table) included.
 /// Raises `FileNotFoundError` when there are no tables of these rules at
-/// `path`.
-/// The GIL is released while checking.
+/// `path`. `sample` (0 < sample <= 1): check only about that fraction of
+/// each table's positions (the same ones on every run); `ValueError`
+/// otherwise. The GIL is released while checking.
 #[pyfunction]
-#[pyo3(signature = (path, rules = "fmjd", progress = true, *, materials = None, threads = None))]
+#[pyo3(signature = (path, rules = "fmjd", progress = true, *, materials = None, threads = None, sample = None))]
 pub fn verify(
     py: Python<'_>,
     path: PathBuf,
@@ -239,14 +240,19 @@ pub fn verify(
     progress: bool,
     materials: Option<Vec<String>>,
     threads: Option<usize>,
+    sample: Option<f64>,
 ) -> PyResult<VerifyReport> {
     let rule_set = args::rule_set(rules)?;
+    if sample.is_some_and(|f| !(f > 0.0 && f <= 1.0)) {
+        return Err(value_error("sample must be above 0 and at most 1"));
+    }
     let options = VerifyOptions {
         dir: path,
         rule_set,
         materials: args::materials(materials)?,
         threads: args::threads(threads)?,
         quiet: !progress,
+        sample,
     };
     let dir = table_dir(&options.dir, rule_set);
     if !dir.is_dir() {

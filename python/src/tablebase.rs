@@ -164,7 +164,9 @@ fn answer(tb: &Tablebase, q: &Query) -> Result<ProbeResult, ProbeError> {
         plies: counted.plies,
         distance: stored.distance,
         counted_ending: ending.map(|c| c.plies() / 2),
-        plies_left: ending.map(|c| q.plies_left.unwrap_or(c.plies()).min(c.plies())),
+        plies_left: ending
+            .and(tb.plies_available(&q.pos, q.plies_left))
+            .map(|r| r as u8),
         moves,
         moves_tuple: PyOnceLock::new(),
     })

@@ -179,3 +179,13 @@ def test_verify_reports_damage(table_copy: Path) -> None:
     (check,) = report.tables
     assert not report.ok and not check.ok
     assert "KK-K.dtb" in (check.problem or "")
+
+
+def test_verify_samples_and_refuses_a_bad_fraction(table_copy: Path) -> None:
+    full = draughts_tb.verify(table_copy, progress=False, materials=["KK-K"])
+    tenth = draughts_tb.verify(table_copy, progress=False, materials=["KK-K"], sample=0.1)
+    assert full.ok and tenth.ok
+    assert full.positions // 20 < tenth.positions < full.positions // 5
+    for bad in (0.0, 1.5, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="sample"):
+            draughts_tb.verify(table_copy, progress=False, sample=bad)

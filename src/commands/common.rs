@@ -22,13 +22,19 @@ fn parse_rule_set(s: &str) -> Result<RuleSet, String> {
     s.parse::<RuleSet>().map_err(|e| e.to_string())
 }
 
-/// Reads a PDN position, `start` for the initial one.
+/// Reads a PDN position, `start` for the initial one; the error quotes the
+/// input (cut short when long).
 pub fn parse_position(text: &str) -> Result<rules::Position, CliError> {
+    parse_fen(text).map_err(|e| CliError::bad_input(format!("bad FEN {}: {e}", echo(text.trim()))))
+}
+
+/// Reads a PDN position, `start` for the initial one; the error does not
+/// repeat the input (for lines that show it already).
+pub fn parse_fen(text: &str) -> Result<rules::Position, rules::FenError> {
     if text.trim().eq_ignore_ascii_case("start") {
         return Ok(rules::Position::initial());
     }
     text.parse()
-        .map_err(|e| CliError::bad_input(format!("bad FEN {}: {e}", echo(text.trim()))))
 }
 
 /// User input quoted in a message, cut short when long (an error line must

@@ -1,11 +1,11 @@
 //! `dtb probe`: the value of a position and of every move.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use probe::{Tablebase, Wdl};
 use serde_json::json;
 
-use crate::commands::common::{parse_position, shortened, TableArgs};
+use crate::commands::common::{parse_fen, parse_position, shortened, TableArgs};
 use crate::exit::{CliError, CliResult};
 use crate::report::{answer, to_json, Answer};
 
@@ -34,17 +34,13 @@ fn verdict(wdl: Wdl, plies: Option<u32>) -> String {
     }
 }
 
-fn print_text(a: &Answer, tb: &Tablebase, plies_left: Option<u8>) {
+fn print_text(a: &Answer) {
     crate::outln!("{}", a.fen);
-    let counter = match (a.counted, tb.rule_set().has_move_limits()) {
-        (Some(c), true) => format!(
-            " ({}-move ending, {} plies left)",
-            if c == rules::CountedEnding::SixteenMove {
-                16
-            } else {
-                5
-            },
-            plies_left.unwrap_or(c.plies()).min(c.plies())
+    let counter = match (a.counted, a.plies_left) {
+        (Some(c), Some(r)) => format!(
+            " ({}-move ending, {r} {} left)",
+            c.plies() / 2,
+            if r == 1 { "ply" } else { "plies" }
         ),
         _ => String::new(),
     };
@@ -67,12 +63,15 @@ pub fn run(args: Args) -> CliResult {
         if args.json {
             crate::outln!("{}", to_json(&a));
         } else {
-            print_text(&a, &tb, args.plies_left);
+            print_text(&a);
         }
         return Ok(());
     }
     batch(&tb, &args)
 }
+
+/// The longest line read in batch mode (a FEN is a few hundred bytes).
+const MAX_LINE: u64 = 1 << 16;
 
 /// Batch mode: one answer per line of stdin; a bad line (a bad FEN, bytes
 /// that are not UTF-8) gets its error line in place; the exit code is the
@@ -81,15 +80,28 @@ fn batch(tb: &Tablebase, args: &Args) -> CliResult {
     let mut worst: Option<CliError> = None;
     let mut stdin = std::io::stdin().lock();
     let mut raw = Vec::new();
+    let io = |e: std::io::Error| CliError::new(crate::exit::FAILURE, format!("stdin: {e}"));
     loop {
         raw.clear();
-        let n = stdin
+        let n = (&mut stdin)
+            .take(MAX_LINE + 1)
             .read_until(b'\n', &mut raw)
-            .map_err(|e| CliError::new(crate::exit::FAILURE, format!("stdin: {e}")))?;
+            .map_err(io)?;
         if n == 0 {
             break;
         }
+        let too_long = raw.len() as u64 > MAX_LINE && raw.last() != Some(&b'\n');
+        if too_long {
+            // The rest of the line is skipped, not held in memory.
+            stdin.skip_until(b'\n').map_err(io)?;
+        }
         let (text, result) = match std::str::from_utf8(&raw) {
+            _ if too_long => (
+                String::from_utf8_lossy(&raw[..64]).into_owned(),
+                Err(CliError::bad_input(format!(
+                    "the line is longer than {MAX_LINE} bytes"
+                ))),
+            ),
             Ok(line) => {
                 let text = line.trim();
                 if text.is_empty() || text.starts_with('#') {
@@ -97,7 +109,9 @@ fn batch(tb: &Tablebase, args: &Args) -> CliResult {
                 }
                 (
                     text.to_string(),
-                    parse_position(text).and_then(|p| answer(tb, &p, args.plies_left)),
+                    parse_fen(text)
+                        .map_err(|e| CliError::bad_input(format!("bad FEN: {e}")))
+                        .and_then(|p| answer(tb, &p, args.plies_left)),
                 )
             }
             Err(_) => (

@@ -167,8 +167,21 @@ fn probe_json(
     Ok(to_json(&answer))
 }
 
+/// What the handlers share: the tables, and permits for the probes run on
+/// blocking threads. A probe that outlives its request's timeout keeps its
+/// permit until it ends, so slow probes cannot pile up past the cap.
+#[derive(Clone)]
+pub struct AppState {
+    tb: Arc<Tablebase>,
+    probes: Arc<tokio::sync::Semaphore>,
+}
+
+/// Probes running at once (on blocking threads), whatever the number of
+/// connections.
+const MAX_PROBES: usize = 16;
+
 async fn api_probe(
-    State(tb): State<Arc<Tablebase>>,
+    State(app): State<AppState>,
     uri: Uri,
     query: Result<Query<ProbeQuery>, QueryRejection>,
 ) -> Response {
@@ -196,8 +209,16 @@ async fn api_probe(
             }
         },
     };
+    let Ok(permit) = Arc::clone(&app.probes).acquire_owned().await else {
+        return error(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
+    };
     // Probing reads memory-mapped files: keep it off the async workers.
-    let result = tokio::task::spawn_blocking(move || probe_json(&tb, &fen, plies_left)).await;
+    let tb = app.tb;
+    let result = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        probe_json(&tb, &fen, plies_left)
+    })
+    .await;
     match result {
         Ok(Ok(v)) => Json(v).into_response(),
         Ok(Err((status, message))) => error(status, message),
@@ -233,7 +254,10 @@ pub fn router(tb: Arc<Tablebase>) -> Router {
         )
         .route("/api/probe", get(api_probe))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
-        .with_state(tb)
+        .with_state(AppState {
+            tb,
+            probes: Arc::new(tokio::sync::Semaphore::new(MAX_PROBES)),
+        })
 }
 
 /// `dtb serve`: serves the explorer until Ctrl-C.
