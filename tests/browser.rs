@@ -56,7 +56,7 @@ fn chromium() -> Option<String> {
 /// The rendered page (after its script ran) for `fen`.
 fn render(browser: &str, addr: SocketAddr, fen: &str) -> String {
     let profile = tempfile::tempdir().unwrap();
-    let o = Command::new(browser)
+    let mut o = Command::new(browser)
         .args([
             "--headless",
             "--no-sandbox",
@@ -71,9 +71,26 @@ fn render(browser: &str, addr: SocketAddr, fen: &str) -> String {
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("http://{addr}/?fen={}", encode(fen)))
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
         .unwrap();
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    // The page is read while it comes (a full pipe would stall Chromium);
+    // a browser that never finishes fails the test instead of hanging it.
+    let mut stdout = o.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut page = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut page).map(|_| page)
+    });
+    let start = std::time::Instant::now();
+    while o.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = o.kill();
+            panic!("headless Chromium did not finish within 120 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    String::from_utf8_lossy(&reader.join().unwrap().unwrap()).into_owned()
 }
 
 fn the_page_shows_verdict_and_moves(browser: &str) {

@@ -105,7 +105,9 @@ thread_local! {
 
 fn set_error(msg: &str) {
     let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
-    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+    // During thread teardown the thread-local may be gone: drop the
+    // message rather than abort.
+    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = c);
 }
 
 fn fail(code: c_int, msg: &str) -> c_int {
@@ -528,7 +530,10 @@ pub extern "C" fn dtb_max_pieces(tb: *const DtbTablebase) -> c_int {
 /// until the next dtb call on this thread.
 #[no_mangle]
 pub extern "C" fn dtb_last_error() -> *const c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ptr())
+    const NONE: &CStr = c"";
+    LAST_ERROR
+        .try_with(|e| e.borrow().as_ptr())
+        .unwrap_or(NONE.as_ptr())
 }
 
 /// The library version, e.g. "0.2.0" (static storage).

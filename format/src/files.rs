@@ -46,6 +46,24 @@ pub fn list_tables(dir: &Path) -> Result<Vec<Material>, FormatError> {
     Ok(out)
 }
 
+/// Removes the temporary files (`<material>.dtb.partial`, see
+/// [`crate::temporary_path`]) that an interrupted writer left in a rule
+/// set's folder.
+pub fn remove_partial_tables(dir: &Path) -> Result<(), FormatError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| FormatError::io(dir, e))?;
+    for e in entries.flatten() {
+        let partial = e
+            .file_name()
+            .to_str()
+            .and_then(|name| name.strip_suffix(".partial"))
+            .is_some_and(|stem| material_of_file_name(stem).is_some());
+        if partial {
+            std::fs::remove_file(e.path()).map_err(|err| FormatError::io(&e.path(), err))?;
+        }
+    }
+    Ok(())
+}
+
 /// Opens `path` for reading if it is a regular file (following symbolic
 /// links), with its length. Opening does not block on a FIFO; anything
 /// but a regular file is [`FormatError::NotRegularFile`].

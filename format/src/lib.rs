@@ -34,7 +34,7 @@ pub use draw_counter::{
 pub use error::{FormatError, MaterialError};
 pub use files::{
     check_table_file, list_tables, material_of_file_name, open_regular, read_chunks, read_header,
-    read_regular, table_dir, table_path, TABLE_EXTENSION,
+    read_regular, remove_partial_tables, table_dir, table_path, TABLE_EXTENSION,
 };
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
 pub use index::{binomial, table_position, MaterialIndex, UnrankCursor};

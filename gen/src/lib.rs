@@ -140,18 +140,6 @@ pub fn peak_memory_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Removes temporary files left by an interrupted run.
-fn remove_partials(dir: &Path) -> Result<(), GenError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| GenError::io(dir, e))?;
-    for e in entries.flatten() {
-        let name = e.file_name();
-        if name.to_string_lossy().ends_with(".dtb.partial") {
-            std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;
-        }
-    }
-    Ok(())
-}
-
 /// Builds the tables `options` asks for; skips those already present and
 /// valid, so an interrupted run resumes where it stopped.
 pub fn generate(options: &GenOptions) -> Result<GenReport, GenError> {
@@ -194,7 +182,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         }
         Err(std::fs::TryLockError::Error(e)) => return Err(GenError::io(&lock_path, e)),
     }
-    remove_partials(&dir)?;
+    format::remove_partial_tables(&dir)?;
     let mut report = GenReport::default();
     let queue_budget = usize::try_from(options.queue_bytes / 8).unwrap_or(usize::MAX);
     let materials = plan(options);

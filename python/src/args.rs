@@ -4,7 +4,7 @@
 use format::{Material, RuleSet};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyInt, PyString};
 use rules::Position;
 
 use crate::errors::value_error;
@@ -55,7 +55,10 @@ pub struct Query {
 
 /// Reads `position` and the counter: `plies_left` when given, else a
 /// board's own counters, else none (a freshly entered ending).
-pub fn query(position: &Bound<'_, PyAny>, plies_left: Option<i64>) -> PyResult<Query> {
+pub fn query(
+    position: &Bound<'_, PyAny>,
+    plies_left: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Query> {
     if let Ok(text) = position.cast::<PyString>() {
         // The fast path: a FEN string.
         let pos = parse_fen(&text.to_cow()?)?;
@@ -73,14 +76,21 @@ pub fn query(position: &Bound<'_, PyAny>, plies_left: Option<i64>) -> PyResult<Q
 }
 
 /// Checks a `plies_left` argument (the prober checks it against the
-/// ending).
-fn plies_arg(plies_left: Option<i64>) -> PyResult<Option<u8>> {
-    plies_left
-        .map(|p| {
-            u8::try_from(p)
-                .map_err(|_| value_error(format!("plies_left must be between 0 and 32 (got {p})")))
-        })
-        .transpose()
+/// ending): None, or an int; any int out of range, however large, is a
+/// `ValueError` saying so (not an `OverflowError` from the conversion).
+fn plies_arg(plies_left: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u8>> {
+    let Some(obj) = plies_left.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    if !obj.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err("plies_left must be an int or None"));
+    }
+    match obj.extract::<i64>().ok().and_then(|p| u8::try_from(p).ok()) {
+        Some(p) => Ok(Some(p)),
+        None => Err(value_error(format!(
+            "plies_left must be between 0 and 32 (got {obj})"
+        ))),
+    }
 }
 
 /// The plies left on a py-draughts board's counters for the counted ending

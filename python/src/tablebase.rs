@@ -253,7 +253,7 @@ impl PyTablebase {
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
-        plies_left: Option<i64>,
+        plies_left: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<ProbeResult> {
         let q = args::query(position, plies_left)?;
         py.detach(|| answer(&self.tb, &q)).map_err(probe_error)
@@ -265,7 +265,7 @@ impl PyTablebase {
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
-        plies_left: Option<i64>,
+        plies_left: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<i8> {
         let q = args::query(position, plies_left)?;
         py.detach(|| self.tb.probe_wdl(&q.pos, q.plies_left))
@@ -280,7 +280,7 @@ impl PyTablebase {
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
-        plies_left: Option<i64>,
+        plies_left: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<i8>> {
         let q = args::query(position, plies_left)?;
         py.detach(|| self.tb.probe_wdl_if_cached(&q.pos, q.plies_left))
@@ -296,7 +296,7 @@ impl PyTablebase {
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
-        plies_left: Option<i64>,
+        plies_left: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<ProbedMove>> {
         let q = args::query(position, plies_left)?;
         py.detach(|| {

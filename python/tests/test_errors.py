@@ -47,11 +47,14 @@ def test_bad_position_types(tb: draughts_tb.Tablebase) -> None:
         tb.probe(NotAString())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("plies_left", [-1, 11, 256, 10**20])
+@pytest.mark.parametrize("plies_left", [-1, 11, 256, 10**20, -(10**40)])
 def test_bad_plies_left(tb: draughts_tb.Tablebase, plies_left: int) -> None:
-    # A 5-move ending: at most 10 plies left.
-    with pytest.raises((ValueError, OverflowError), match="plies"):
+    # A 5-move ending: at most 10 plies left; any int out of range is a
+    # ValueError that says so.
+    with pytest.raises(ValueError, match="plies"):
         tb.probe(FRESH, plies_left=plies_left)
+    with pytest.raises(TypeError, match="plies_left must be an int"):
+        tb.probe(FRESH, plies_left="5")  # type: ignore[arg-type]
 
 
 def test_unknown_rule_set(table_dir: Path) -> None:

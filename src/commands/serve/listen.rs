@@ -70,13 +70,19 @@ pub fn parse_addr(text: &str) -> Result<ListenAddr, String> {
 }
 
 /// A positive number of seconds (fractions allowed).
+/// The longest timeout accepted (a day): deadlines far beyond it would
+/// overflow the clock's arithmetic.
+const MAX_SECONDS: f64 = 86_400.0;
+
 fn parse_seconds(text: &str) -> Result<Duration, String> {
     text.trim()
         .parse::<f64>()
         .ok()
-        .filter(|s| *s > 0.0)
+        .filter(|s| *s > 0.0 && *s <= MAX_SECONDS)
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
-        .ok_or_else(|| format!("{text:?} is not a positive number of seconds"))
+        .ok_or_else(|| {
+            format!("{text:?} is not a number of seconds above 0 and at most {MAX_SECONDS}")
+        })
 }
 
 fn parse_connections(text: &str) -> Result<usize, String> {
