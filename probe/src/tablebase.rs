@@ -318,6 +318,12 @@ impl Tablebase {
         if !table.unchanged() {
             return Err(Miss::Changed);
         }
+        Self::decode_mapped(table, block)
+    }
+
+    /// Decodes one block from the mapping; a file cut short during the read
+    /// (SIGBUS, see `mapped`) or rewritten meanwhile is `Miss::Changed`.
+    fn decode_mapped(table: &Table, block: u64) -> Result<Arc<[u8]>, Miss> {
         DECODER.with(|cell| {
             let mut slot = cell.borrow_mut();
             if slot.is_none() {
@@ -612,5 +618,62 @@ impl Tablebase {
             })
             .last()
             .unwrap_or(0)
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use format::{TableSpec, TableStats, TableWriter};
+
+    /// A KM-KM table (WLD under every rule set) of arbitrary values, many
+    /// pages long.
+    fn write_table(dir: &Path) -> PathBuf {
+        let material: Material = "KM-KM".parse().unwrap();
+        let count = format::MaterialIndex::new(material).count();
+        let folder = table_dir(dir, RuleSet::Pure);
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = format::table_path(&folder, material);
+        let spec = TableSpec::new(material, RuleSet::Pure, ValueKind::Wdl);
+        let mut writer = TableWriter::create(&path, spec).unwrap();
+        let mut x: u64 = 1;
+        for _ in 0..count {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            writer.push(Some(((x >> 33) % 3) as u8)).unwrap();
+        }
+        let stats = TableStats {
+            draw: count,
+            ..TableStats::default()
+        };
+        writer.finish(stats).unwrap()
+    }
+
+    /// The SIGBUS path on a real table: the file is cut short after it was
+    /// opened and the stamp check is skipped, so the read of a lost block
+    /// faults; the guard turns that into `Changed` (and the process lives).
+    #[test]
+    fn a_block_read_from_a_file_cut_short_is_changed_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_table(dir.path());
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert!(len > 4 * 4096, "{len} bytes: too short for the test");
+        let material: Material = "KM-KM".parse().unwrap();
+        let table = Table::open(&path, material, RuleSet::Pure).unwrap();
+        let last = table.reader.header().block_count - 1;
+        assert!(Tablebase::decode_mapped(&table, last).is_ok());
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(4096).unwrap();
+        assert!(!table.unchanged());
+        match Tablebase::decode_mapped(&table, last) {
+            Err(Miss::Changed) => {}
+            Err(Miss::Failed(e)) => panic!("reported as {e}, not as a change"),
+            Ok(_) => panic!("a lost block decoded"),
+        }
+        // Through the prober: the table is opened again and found damaged.
+        let tb = Tablebase::open(dir.path(), RuleSet::Pure).unwrap();
+        let pos: Position = "W:WK1,28:BK50,13".parse().unwrap();
+        assert!(tb.probe_wdl(&pos, None).unwrap_err().is_corrupted());
     }
 }
