@@ -40,8 +40,11 @@
  * Threads: a dtb_tablebase is thread-safe. Open one per table directory and
  * share it between all search threads; every function may be called
  * concurrently on the same handle, dtb_close included: calls already
- * running when it is closed finish normally (the memory is freed when the
- * last of them returns); calls that start after it fail as below.
+ * running when it is closed finish normally; calls that start after it
+ * fail as below. The memory (tables mapped, decoded blocks) is freed once
+ * every thread that used the handle has made another dtb call or ended:
+ * each thread keeps the handle it used last, so that a probe does not
+ * write memory shared with other threads.
  *
  * Handles: a dtb_tablebase * is an opaque token, not the address of
  * memory: never dereference it. The library checks every handle against

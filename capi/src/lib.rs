@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use probe::{ProbeError, RuleSet, Tablebase, TablebaseOptions, Wdl};
@@ -76,27 +76,70 @@ fn register(tb: Tablebase) -> *mut DtbTablebase {
     std::ptr::without_provenance_mut(id)
 }
 
-/// The tablebase of a handle; `DTB_ERR_BAD_ARGUMENT` for NULL and for a
-/// closed or unknown handle. Only the handle's address is read.
-fn lookup(tb: *const DtbTablebase) -> Result<Arc<Tablebase>, c_int> {
+/// Bumped by every `dtb_close`, after the handle left the registry: a
+/// thread's cached handle is trusted only while this has not moved.
+static CLOSES: AtomicU64 = AtomicU64::new(0);
+
+/// The handle a thread used last, with the tablebase it stood for and the
+/// value of [`CLOSES`] when it was looked up.
+type RecentHandle = Option<(usize, u64, Arc<Tablebase>)>;
+
+thread_local! {
+    // Probes from one thread nearly always use one handle: keeping it here
+    // spares the registry's lock and a reference count change per call,
+    // both written by every thread. A closed tablebase stays allocated
+    // until the threads that cached it call again (any handle) or exit.
+    static RECENT: RefCell<RecentHandle> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the tablebase of a handle; `DTB_ERR_BAD_ARGUMENT` for NULL
+/// and for a closed or unknown handle. Only the handle's address is read.
+fn with_tablebase<R>(tb: *const DtbTablebase, f: impl FnOnce(&Tablebase) -> R) -> Result<R, c_int> {
     if tb.is_null() {
         return Err(fail(DTB_ERR_BAD_ARGUMENT, "tablebase is NULL"));
     }
+    let id = tb.addr();
+    let closes = CLOSES.load(Ordering::Acquire);
+    let mut f = Some(f);
+    // The hit runs `f` on the cached tablebase without touching its count.
+    let hit = RECENT
+        .try_with(|r| match &*r.borrow() {
+            Some((h, seen, t)) if *h == id && *seen == closes => f.take().map(|f| f(t)),
+            _ => None,
+        })
+        .ok()
+        .flatten();
+    if let Some(result) = hit {
+        return Ok(result);
+    }
+    let tablebase = lookup(id)?;
+    let _ = RECENT.try_with(|r| *r.borrow_mut() = Some((id, closes, Arc::clone(&tablebase))));
+    let f = f.ok_or(DTB_ERR_INTERNAL)?;
+    Ok(f(&tablebase))
+}
+
+/// The tablebase of handle number `id` in the registry.
+fn lookup(id: usize) -> Result<Arc<Tablebase>, c_int> {
     HANDLES
         .read()
         .unwrap_or_else(PoisonError::into_inner)
-        .get(&tb.addr())
+        .get(&id)
         .cloned()
         .ok_or_else(|| fail(DTB_ERR_BAD_ARGUMENT, UNKNOWN_HANDLE))
 }
 
-/// Removes a handle from the registry; its tablebase is freed when the
-/// last call still using it returns.
+/// Removes a handle from the registry; its tablebase is freed when no
+/// running call and no thread's cached handle holds it any more.
 fn unregister(tb: *mut DtbTablebase) -> Option<Arc<Tablebase>> {
-    HANDLES
+    let removed = HANDLES
         .write()
         .unwrap_or_else(PoisonError::into_inner)
-        .remove(&tb.addr())
+        .remove(&tb.addr());
+    // Every thread's cached handle is checked again at its next call; this
+    // thread's is dropped now.
+    CLOSES.fetch_add(1, Ordering::AcqRel);
+    let _ = RECENT.try_with(|r| r.borrow_mut().take());
+    removed
 }
 
 thread_local! {
@@ -197,14 +240,11 @@ unsafe fn with_masks(
     f: impl FnOnce(&Tablebase, &Position) -> c_int,
 ) -> c_int {
     guard(|| {
-        let tb = match lookup(tb) {
-            Ok(t) => t,
+        let p = match position(white, black, kings, side_to_move) {
+            Ok(p) => p,
             Err(c) => return c,
         };
-        match position(white, black, kings, side_to_move) {
-            Ok(p) => f(&tb, &p),
-            Err(c) => c,
-        }
+        with_tablebase(tb, |tb| f(tb, &p)).unwrap_or_else(|c| c)
     })
 }
 
@@ -216,15 +256,12 @@ unsafe fn with_fen(
     f: impl FnOnce(&Tablebase, &Position) -> c_int,
 ) -> c_int {
     guard(|| {
-        let tb = match lookup(tb) {
-            Ok(t) => t,
+        // SAFETY: forwarded caller contract (see `fen_position`).
+        let p = match unsafe { fen_position(fen) } {
+            Ok(p) => p,
             Err(c) => return c,
         };
-        // SAFETY: forwarded caller contract (see `fen_position`).
-        match unsafe { fen_position(fen) } {
-            Ok(p) => f(&tb, &p),
-            Err(c) => c,
-        }
+        with_tablebase(tb, |tb| f(tb, &p)).unwrap_or_else(|c| c)
     })
 }
 
@@ -519,10 +556,8 @@ pub unsafe extern "C" fn dtb_best_move_fen(
 /// none; -1 on a NULL, closed or unknown handle).
 #[no_mangle]
 pub extern "C" fn dtb_max_pieces(tb: *const DtbTablebase) -> c_int {
-    let code = guard(|| match lookup(tb) {
-        Ok(t) => t.max_pieces_available() as c_int,
-        Err(c) => c,
-    });
+    let code =
+        guard(|| with_tablebase(tb, |t| t.max_pieces_available() as c_int).unwrap_or_else(|c| c));
     code.max(-1)
 }
 

@@ -185,3 +185,48 @@ fn closing_while_other_threads_probe_is_safe() {
         }
     });
 }
+
+/// Each thread keeps the handle it used last (so that a probe writes no
+/// memory shared with other threads): a handle closed by another thread
+/// must still be refused at the next call, and two handles used in turn
+/// on one thread each answer from their own tables.
+#[test]
+fn a_handle_cached_by_a_thread_is_refused_once_closed_elsewhere() {
+    let fmjd = two_pieces(RuleSet::Fmjd);
+    let pure = tempfile::tempdir().unwrap();
+    generate(&GenOptions::new(pure.path(), RuleSet::Pure, 3)).unwrap();
+    let a = open(fmjd.path(), DTB_RULES_FMJD) as usize;
+    let b = open(pure.path(), DTB_RULES_PURE) as usize;
+    let (to_worker, from_main) = std::sync::mpsc::channel::<()>();
+    let (to_main, from_worker) = std::sync::mpsc::channel::<c_int>();
+    let worker = std::thread::spawn(move || {
+        let a = a as *const DtbTablebase;
+        let b = b as *const DtbTablebase;
+        to_main.send(probe_kk(a)).unwrap(); // caches `a`
+        from_main.recv().unwrap(); // `a` is closed meanwhile
+        to_main.send(probe_kk(a)).unwrap();
+        to_main.send(probe_kk(b)).unwrap();
+        to_main.send(probe_kk(a)).unwrap();
+    });
+    assert_eq!(from_worker.recv().unwrap(), DTB_OK);
+    assert_eq!(dtb_close(a as *mut DtbTablebase), DTB_OK);
+    to_worker.send(()).unwrap();
+    assert_eq!(from_worker.recv().unwrap(), DTB_ERR_BAD_ARGUMENT);
+    assert_eq!(from_worker.recv().unwrap(), DTB_OK);
+    assert_eq!(from_worker.recv().unwrap(), DTB_ERR_BAD_ARGUMENT);
+    worker.join().unwrap();
+    // Handles used in turn on one thread: each answers from its own folder
+    // (two pieces under fmjd, three under pure).
+    let c = open(fmjd.path(), DTB_RULES_FMJD);
+    let b = b as *mut DtbTablebase;
+    for _ in 0..3 {
+        assert_eq!(probe_kk(c), DTB_OK);
+        assert_eq!(dtb_max_pieces(c), 2);
+        assert_eq!(probe_kk(b), DTB_OK);
+        assert_eq!(dtb_max_pieces(b), 3);
+    }
+    assert_eq!(dtb_close(b), DTB_OK);
+    assert_eq!(probe_kk(b), DTB_ERR_BAD_ARGUMENT);
+    assert_eq!(probe_kk(c), DTB_OK);
+    assert_eq!(dtb_close(c), DTB_OK);
+}
