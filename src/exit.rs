@@ -80,9 +80,9 @@ impl From<ProbeError> for CliError {
 /// (measured on two cores, see the README).
 pub fn build_hint(pieces: u32, rule_set: RuleSet) -> String {
     let cost = match pieces {
-        0..=4 => "about 20 s on two cores, 3 MB",
+        0..=4 => "about 20 s on two cores, 1.5 MB",
         5 => "about 12 min on two cores, 1.4 GiB of memory, 38 MB",
-        _ => "many hours and up to 20 GiB of memory",
+        _ => "5 to 9 hours on two cores and up to 20 GiB of memory, projected",
     };
     let rules = match rule_set {
         RuleSet::Fmjd => String::new(),
