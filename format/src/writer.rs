@@ -158,6 +158,36 @@ impl TableWriter {
         Ok(())
     }
 
+    /// The positions of a full block.
+    pub fn positions_per_block(&self) -> u32 {
+        self.spec.positions_per_block
+    }
+
+    /// Appends a whole block of `positions` values compressed elsewhere
+    /// (with zstd at this writer's level, from the same uncompressed stream
+    /// [`TableWriter::push`] would build, capture positions filled in), so
+    /// that blocks can be compressed in parallel. Blocks must come whole:
+    /// `positions_per_block` values each, fewer only for the last.
+    pub fn push_compressed_block(
+        &mut self,
+        compressed: &[u8],
+        positions: u64,
+    ) -> Result<(), FormatError> {
+        let full = u64::from(self.spec.positions_per_block);
+        let left = self.count - self.written;
+        if self.in_block != 0 || positions == 0 || positions > left || (positions < full && positions != left) {
+            return Err(FormatError::Writer(format!(
+                "a compressed block of {positions} values does not fit at value {}",
+                self.written
+            )));
+        }
+        self.crcs.push(crc32fast::hash(compressed));
+        self.write_body(compressed)?;
+        self.offsets.push(self.offset);
+        self.written += positions;
+        Ok(())
+    }
+
     fn write_body(&mut self, bytes: &[u8]) -> Result<(), FormatError> {
         self.body_crc.update(bytes);
         self.offset += bytes.len() as u64;

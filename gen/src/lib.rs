@@ -16,6 +16,7 @@ mod level_queue;
 pub mod manifest;
 mod output;
 mod progress;
+mod slices;
 mod solver;
 mod verify;
 
@@ -55,6 +56,10 @@ pub struct GenOptions {
     /// is solved (one per position; the smallest first); the others are
     /// read through the block cache.
     pub preload_bytes: u64,
+    /// Solve materials with men slice by slice (see the `slices` module);
+    /// `false` solves every material whole, as the first solver did (kept
+    /// as a reference: the tables are the same).
+    pub slices: bool,
 }
 
 impl GenOptions {
@@ -70,6 +75,7 @@ impl GenOptions {
             cache_bytes: 256 << 20,
             queue_bytes: 2 << 30,
             preload_bytes: 2 << 30,
+            slices: true,
         }
     }
 }
@@ -138,6 +144,35 @@ pub fn peak_memory_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// A solved pair, from either solver.
+enum Solved {
+    Whole(solver::Solved),
+    Slices(slices::PackedPair),
+}
+
+impl Solved {
+    /// The materials of the pair, in side order.
+    fn materials(&self) -> Vec<Material> {
+        match self {
+            Solved::Whole(s) => s.sides.iter().map(|x| x.material).collect(),
+            Solved::Slices(p) => p.sides.iter().map(|x| x.material).collect(),
+        }
+    }
+
+    /// Writes side `k`'s table to `dir`.
+    fn write(
+        &self,
+        k: usize,
+        dir: &Path,
+        rule_set: RuleSet,
+    ) -> Result<(PathBuf, TableStats), GenError> {
+        match self {
+            Solved::Whole(s) => output::write_side(&s.sides[k], dir, rule_set, s.levels),
+            Solved::Slices(p) => output::write_packed_side(&p.sides[k], dir, rule_set),
+        }
+    }
 }
 
 /// Builds the tables `options` asks for; skips those already present and
@@ -228,26 +263,32 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
                 preloaded += bytes;
             }
         }
-        let solved = solver::solve(&tb, options.rule_set, m, &progress, queue_budget)?;
+        let solved = if options.slices && slices::uses_slices(m) {
+            Solved::Slices(slices::solve(&tb, options.rule_set, m, &progress)?)
+        } else {
+            Solved::Whole(solver::solve(
+                &tb,
+                options.rule_set,
+                m,
+                &progress,
+                queue_budget,
+            )?)
+        };
         progress.message("writing");
         let seconds = pair_start.elapsed().as_secs_f64();
-        for side in &solved.sides {
-            if !missing.contains(&side.material) {
-                report.skipped.push(side.material);
-                continue;
-            }
+        for (k, material) in solved.materials().into_iter().enumerate() {
             // Another process may have made it meanwhile; never rewrite.
-            let path = dir.join(side.material.file_name());
-            if table_is_valid(&path, side.material, options.rule_set) {
-                report.skipped.push(side.material);
+            let path = dir.join(material.file_name());
+            if !missing.contains(&material) || table_is_valid(&path, material, options.rule_set) {
+                report.skipped.push(material);
                 continue;
             }
-            let (path, stats) = output::write_side(side, &dir, options.rule_set, solved.levels)?;
+            let (path, stats) = solved.write(k, &dir, options.rule_set)?;
             let bytes = std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0);
             report.built.push(BuiltTable {
-                material: side.material,
+                material,
                 path,
-                positions: side.index.count(),
+                positions: MaterialIndex::new(material).count(),
                 bytes,
                 stats,
                 seconds,

@@ -6,7 +6,10 @@ use format::{
     value_kind, DistanceValue, RuleSet, TableSpec, TableStats, TableWriter, ValueKind, Wdl,
 };
 
+use rayon::prelude::*;
+
 use crate::error::GenError;
+use crate::slices::PackedSide;
 use crate::solver::{decode_state, Side, CAPTURE};
 
 /// Statistics of one side from its states (capture positions included).
@@ -65,4 +68,124 @@ pub(crate) fn write_side(
     }
     let path = writer.finish(stats)?;
     Ok((path, stats))
+}
+
+/// Writes the table of one side of a slice-solved pair to `dir`,
+/// atomically: blocks are filled and compressed in parallel, then written
+/// in order. The file is the one [`TableWriter::push`] would write.
+pub(crate) fn write_packed_side(
+    side: &PackedSide,
+    dir: &Path,
+    rule_set: RuleSet,
+) -> Result<(PathBuf, TableStats), GenError> {
+    let spec = TableSpec::new(side.material, rule_set, ValueKind::Wdl);
+    let per_block = u64::from(spec.positions_per_block);
+    debug_assert!(per_block.is_multiple_of(64));
+    let blocks = side.len().div_ceil(per_block);
+    // Capture positions take the value of the last position before them
+    // that is not one: find what each block hands on to the next.
+    let scans: Vec<BlockScan> = (0..blocks)
+        .into_par_iter()
+        .map(|b| scan_block(side, b * per_block, per_block))
+        .collect();
+    let mut stats = TableStats::default();
+    let mut entering = Vec::with_capacity(scans.len());
+    let mut last = Wdl::Draw.code();
+    for scan in &scans {
+        entering.push(last);
+        last = scan.last.unwrap_or(last);
+        stats.loss += scan.counts[0];
+        stats.draw += scan.counts[1];
+        stats.win += scan.counts[2];
+    }
+    let path = dir.join(side.material.file_name());
+    let mut writer = TableWriter::create(&path, spec)?;
+    const BATCH: u64 = 256;
+    for first in (0..blocks).step_by(BATCH as usize) {
+        let batch = first..(first + BATCH).min(blocks);
+        let compressed: Vec<(Vec<u8>, u64)> = batch
+            .into_par_iter()
+            .map_init(
+                || zstd::bulk::Compressor::new(spec.level),
+                |compressor, b| {
+                    let start = b * per_block;
+                    let end = (start + per_block).min(side.len());
+                    let raw = filled_block(side, start, end, entering[b as usize]);
+                    let compressor = compressor.as_mut().map_err(|e| io_error(&path, e))?;
+                    let bytes = compressor.compress(&raw).map_err(|e| io_error(&path, &e))?;
+                    Ok((bytes, end - start))
+                },
+            )
+            .collect::<Result<_, GenError>>()?;
+        for (bytes, positions) in compressed {
+            writer.push_compressed_block(&bytes, positions)?;
+        }
+    }
+    let path = writer.finish(stats)?;
+    Ok((path, stats))
+}
+
+fn io_error(path: &Path, e: &std::io::Error) -> GenError {
+    GenError::io(path, std::io::Error::new(e.kind(), e.to_string()))
+}
+
+/// What one block holds: its codes counted (capture positions included)
+/// and the code of its last position that is not a capture position.
+struct BlockScan {
+    counts: [u64; 3],
+    last: Option<u8>,
+}
+
+fn scan_block(side: &PackedSide, start: u64, per_block: u64) -> BlockScan {
+    let end = (start + per_block).min(side.len());
+    let mut scan = BlockScan {
+        counts: [0; 3],
+        last: None,
+    };
+    const LOW: u64 = 0x5555_5555_5555_5555;
+    for w in (start / 32)..end.div_ceil(32) {
+        let valid = (end - w * 32).min(32) as u32;
+        let mask = if valid == 32 { u64::MAX } else { (1 << (2 * valid)) - 1 };
+        let codes = side.code_word(w as usize) & mask;
+        let draw = u64::from((codes & LOW).count_ones());
+        let win = u64::from((codes >> 1 & LOW).count_ones());
+        scan.counts[1] += draw;
+        scan.counts[2] += win;
+        scan.counts[0] += u64::from(valid) - draw - win;
+        let marks = (side.capture_word((w / 2) as usize) >> (32 * (w % 2))) as u32;
+        let unmarked = !marks & (u32::MAX >> (32 - valid));
+        if unmarked != 0 {
+            let j = 31 - unmarked.leading_zeros();
+            scan.last = Some((codes >> (2 * j)) as u8 & 3);
+        }
+    }
+    scan
+}
+
+/// The packed codes of positions `start..end` (2 bits each, position `i`
+/// in bits `2i, 2i+1` of the stream), capture positions filled with the
+/// code before them (`last` entering the block).
+fn filled_block(side: &PackedSide, start: u64, end: u64, mut last: u8) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(((end - start) / 4 + 8) as usize);
+    for w in (start / 32)..end.div_ceil(32) {
+        let mut codes = side.code_word(w as usize);
+        let marks = (side.capture_word((w / 2) as usize) >> (32 * (w % 2))) as u32;
+        let valid = (end - w * 32).min(32) as u32;
+        if marks == 0 {
+            last = (codes >> (2 * (valid - 1))) as u8 & 3;
+            raw.extend_from_slice(&codes.to_le_bytes());
+            continue;
+        }
+        for j in 0..valid {
+            let code = (codes >> (2 * j)) as u8 & 3;
+            if marks >> j & 1 == 1 {
+                codes = (codes & !(3 << (2 * j))) | u64::from(last) << (2 * j);
+            } else {
+                last = code;
+            }
+        }
+        raw.extend_from_slice(&codes.to_le_bytes());
+    }
+    raw.truncate((end - start).div_ceil(4) as usize);
+    raw
 }
