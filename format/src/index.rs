@@ -243,10 +243,38 @@ impl MaterialIndex {
         let men = self.men_offsets[a as usize]
             + (back_rank * binomial(40, m) + middle_rank) * binomial(45 - m, bm)
             + black_rank;
-        let men_mask = white_men | black_men;
-        let wk_rank = squeezed_rank(white_kings, men_mask);
-        let bk_rank = squeezed_rank(black_kings, men_mask | white_kings);
-        men * self.king_placements + wk_rank * self.black_king_placements + bk_rank
+        men * self.king_placements + self.king_rank(white_men | black_men, white_kings, black_kings)
+    }
+
+    /// The rank of a placement of the kings among the squares the men
+    /// (`men`, both colours, dense) leave free: the index of a position is
+    /// `men_placement * king_placements() + king_rank`.
+    #[inline]
+    pub fn king_rank(&self, men: u64, white_kings: u64, black_kings: u64) -> u64 {
+        let wk_rank = squeezed_rank(white_kings, men);
+        let bk_rank = squeezed_rank(black_kings, men | white_kings);
+        wk_rank * self.black_king_placements + bk_rank
+    }
+
+    /// The dense masks `(white kings, black kings)` of king placement
+    /// `king_rank` (< `king_placements()`) beside the men `men`.
+    #[inline]
+    pub fn unrank_kings(&self, men: u64, king_rank: u64) -> (u64, u64) {
+        let free = 50 - men.count_ones();
+        let wk_count = self.material.white_kings as u32;
+        let white_kings = expand(
+            colex_unrank(king_rank / self.black_king_placements, wk_count, free),
+            men,
+        );
+        let black_kings = expand(
+            colex_unrank(
+                king_rank % self.black_king_placements,
+                self.material.black_kings as u32,
+                free - wk_count,
+            ),
+            men | white_kings,
+        );
+        (white_kings, black_kings)
     }
 
     /// The White-to-move position with index `index` (< `count()`).
@@ -309,22 +337,7 @@ impl MaterialIndex {
         let white_men =
             (colex_unrank(back_rank, a, 5) << 45) | (colex_unrank(middle_rank, m, 40) << 5);
         let black_men = expand(colex_unrank(black_rank, bm, 45 - m), white_men & LOW45);
-        let men_mask = white_men | black_men;
-        let free = 50 - wm - bm;
-        let wk_count = self.material.white_kings as u32;
-        let bk_count = self.material.black_kings as u32;
-        let white_kings = expand(
-            colex_unrank(kings / self.black_king_placements, wk_count, free),
-            men_mask,
-        );
-        let black_kings = expand(
-            colex_unrank(
-                kings % self.black_king_placements,
-                bk_count,
-                free - wk_count,
-            ),
-            men_mask | white_kings,
-        );
+        let (white_kings, black_kings) = self.unrank_kings(white_men | black_men, kings);
         [white_men, white_kings, black_men, black_kings]
     }
 }

@@ -11,6 +11,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod dense;
 mod error;
 mod level_queue;
 pub mod manifest;

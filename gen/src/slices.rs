@@ -35,11 +35,12 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use format::{child_view, Material, MaterialIndex, RuleSet, UnrankCursor, Wdl};
+use format::{child_view, Material, MaterialIndex, RuleSet, Wdl};
 use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Color, Move, Position};
 
+use crate::dense;
 use crate::error::GenError;
 use crate::progress::Progress;
 
@@ -116,13 +117,6 @@ pub(crate) struct PackedPair {
     pub(crate) sides: Vec<PackedSide>,
 }
 
-/// A dense mask (bit `i` = square `i + 1`) seen from the other side of the
-/// board (square `s` becomes `51 - s`).
-#[inline]
-fn flip_dense(mask: u64) -> u64 {
-    mask.reverse_bits() >> 14
-}
-
 /// The rows the men of a placement have walked: a White man on square `s`
 /// has walked `9 - row(s)`, a Black man `row(s)` (rows 0-9 from White's
 /// crowning row). A man move adds exactly one.
@@ -166,7 +160,7 @@ pub(crate) fn slice_groups(sides: &[PackedSide]) -> Vec<Vec<Slice>> {
         .filter_map(|men| {
             let [wm, _, bm, _] = first.unrank_masks(men * first.king_placements());
             let mirror_men =
-                other.rank_masks(flip_dense(bm), 0, flip_dense(wm), 0) / other.king_placements();
+                other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / other.king_placements();
             // A symmetric material meets each pair of placements twice.
             if symmetric && mirror_men < men {
                 return None;
@@ -195,26 +189,35 @@ const LOST: u8 = 1;
 const DRAWN: u8 = 2;
 const WON: u8 = 3;
 
-/// One stored range of a slice: a side of the pair and where its positions
-/// start in that side's index.
+/// Node flags: some exit draws (the node cannot be lost).
+const ESCAPE: u8 = 1;
+/// Node flags: a capture position (its king moves are not legal).
+const CAPTURE: u8 = 2;
+
+/// One stored range of a slice: a side of the pair, where its positions
+/// start in that side's index, and its men (dense masks, White to move).
 #[derive(Clone, Copy)]
 struct Part {
     side: usize,
     base: u64,
+    white_men: u64,
+    black_men: u64,
 }
 
-/// Per-thread memory of slice solves, reused from slice to slice.
+impl Part {
+    fn men(&self) -> u64 {
+        self.white_men | self.black_men
+    }
+}
+
+/// Per-thread memory of slice solves, reused from slice to slice: a state,
+/// a counter of king moves not yet known to lose, and flags per node.
 #[derive(Default)]
 pub(crate) struct SliceScratch {
     moves: Vec<Move>,
     state: Vec<u8>,
     counter: Vec<u8>,
-    escape: Vec<bool>,
-    capture: Vec<bool>,
-    edge_start: Vec<u32>,
-    edges: Vec<u32>,
-    pred_start: Vec<u32>,
-    preds: Vec<u32>,
+    flags: Vec<u8>,
     queue: Vec<u32>,
 }
 
@@ -229,15 +232,21 @@ impl SliceSolver<'_> {
     /// The stored ranges of `slice` (one when both sides to move are the
     /// same range, in a symmetric material with a symmetric placement).
     fn parts(&self, slice: &Slice) -> Vec<Part> {
-        let kings = self.sides[0].index.king_placements();
+        let first = &self.sides[0].index;
+        let kings = first.king_placements();
+        let [white_men, _, black_men, _] = first.unrank_masks(slice.men * kings);
         let other = self.sides.len() - 1;
         let a = Part {
             side: 0,
             base: slice.men * kings,
+            white_men,
+            black_men,
         };
         let b = Part {
             side: other,
             base: slice.mirror_men * kings,
+            white_men: dense::flip(black_men),
+            black_men: dense::flip(white_men),
         };
         if other == 0 && slice.men == slice.mirror_men {
             vec![a]
@@ -254,111 +263,98 @@ impl SliceSolver<'_> {
         if n > u32::MAX as u64 {
             return Err(GenError::TooLarge(self.sides[0].material));
         }
-        self.look_at_every_position(&parts, kings, scratch)?;
-        reverse_edges(scratch);
-        propagate(scratch);
+        let n = n as usize;
+        for v in [&mut scratch.state, &mut scratch.counter, &mut scratch.flags] {
+            v.clear();
+            v.resize(n, 0);
+        }
+        for (x, part) in parts.iter().enumerate() {
+            let index = &self.sides[part.side].index;
+            for k in 0..kings {
+                let node = x * kings as usize + k as usize;
+                let (wk, bk) = index.unrank_kings(part.men(), k);
+                self.look_at(part, &parts[other_part(&parts, x)], wk, bk, node, scratch)?;
+            }
+        }
+        self.propagate(&parts, kings, scratch);
         for (x, part) in parts.iter().enumerate() {
             let side = &self.sides[part.side];
             for k in 0..kings {
-                let node = (x as u64 * kings + k) as usize;
+                let node = x * kings as usize + k as usize;
                 let code = match scratch.state[node] {
                     WON => Wdl::Win,
                     LOST => Wdl::Loss,
                     _ => Wdl::Draw,
                 }
                 .code();
-                side.store(part.base + k, code, scratch.capture[node]);
+                side.store(part.base + k, code, scratch.flags[node] & CAPTURE != 0);
             }
         }
-        Ok(n)
+        Ok(n as u64)
     }
 
-    /// Step 1: states, counters, exits and king-move edges of every node.
-    fn look_at_every_position(
-        &self,
-        parts: &[Part],
-        kings: u64,
-        s: &mut SliceScratch,
-    ) -> Result<(), GenError> {
-        let n = parts.len() * kings as usize;
-        s.state.clear();
-        s.state.resize(n, UNKNOWN);
-        s.counter.clear();
-        s.counter.resize(n, 0);
-        s.escape.clear();
-        s.escape.resize(n, false);
-        s.capture.clear();
-        s.capture.resize(n, false);
-        s.edge_start.clear();
-        s.edges.clear();
-        for (x, part) in parts.iter().enumerate() {
-            let y = if parts.len() == 2 { 1 - x } else { 0 };
-            let to = parts[y];
-            let index = &self.sides[part.side].index;
-            let mut cursor = UnrankCursor::default();
-            for k in 0..kings {
-                let node = x * kings as usize + k as usize;
-                s.edge_start.push(s.edges.len() as u32);
-                let pos = index.unrank_with(part.base + k, &mut cursor);
-                self.look_at(&pos, node, to, y as u64 * kings, s)?;
-            }
-        }
-        s.edge_start.push(s.edges.len() as u32);
-        Ok(())
-    }
-
-    /// Step 1 for one node: `to` is the range its king moves lead into,
-    /// starting at node `to_first`.
+    /// Step 1 for one node (White to move, kings `wk`, `bk` beside the men
+    /// of `part`): its state if settled, the count of its king moves, its
+    /// exits. `to` is the range its moves lead into.
     fn look_at(
         &self,
-        pos: &Position,
+        part: &Part,
+        to: &Part,
+        wk: u64,
+        bk: u64,
         node: usize,
-        to: Part,
-        to_first: u64,
         s: &mut SliceScratch,
     ) -> Result<(), GenError> {
-        pos.generate_moves(&mut s.moves);
-        if s.moves.first().is_some_and(|m| m.is_capture()) {
-            let value = self.tb.probe_capture(pos, &s.moves)?;
-            s.capture[node] = true;
+        let (wm, bm) = (part.white_men, part.black_men);
+        let occupied = wm | wk | bm | bk;
+        let pos = Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
+            .map_err(|e| GenError::Internal(format!("slice position: {e}")))?;
+        if pos.has_capture() {
+            pos.generate_moves(&mut s.moves);
+            let value = self.tb.probe_capture(&pos, &s.moves)?;
+            s.flags[node] = CAPTURE;
             s.state[node] = state_of(value.wdl);
             return Ok(());
         }
-        if s.moves.is_empty() {
-            s.state[node] = LOST;
-            return Ok(());
-        }
-        let own_kings = pos.kings(Color::White);
-        let to_side = &self.sides[to.side];
-        let mut inside = 0u32;
+        let inside = dense::king_move_count(wk, occupied);
         let mut escape = false;
         let mut wins = false;
-        for mv in &s.moves {
-            let child = pos.play(mv);
-            if own_kings.contains(mv.from()) {
-                let stored = child.flipped();
-                let local = to_side.index.rank(&stored) - to.base;
-                s.edges.push((to_first + local) as u32);
-                inside += 1;
-                continue;
-            }
-            let wdl = if pos.is_crowning(mv) {
-                let value = self.tb.probe(&child)?;
-                child_view(self.rule_set, None, Material::of(&child), value).wdl
-            } else {
-                let stored = child.flipped();
-                let code = to_side.code(to_side.index.rank(&stored));
-                Wdl::from_code(code).unwrap_or(Wdl::Draw)
-            };
-            match wdl {
-                Wdl::Loss => wins = true,
-                Wdl::Draw => escape = true,
-                Wdl::Win => {}
+        let mut men = wm;
+        while men != 0 {
+            let from = men.trailing_zeros();
+            men &= men - 1;
+            for d in dense::WHITE_FORWARD {
+                let Some(&to_square) = dense::RAYS[from as usize][d].squares().first() else {
+                    continue;
+                };
+                if occupied >> to_square & 1 == 1 {
+                    continue;
+                }
+                let after = wm ^ (1 << from) ^ (1 << to_square);
+                let wdl = if to_square < 5 {
+                    self.crowning_value(after, wk | 1 << to_square, bm, bk)?
+                } else {
+                    let to_side = &self.sides[to.side];
+                    let i = to_side.index.rank_masks(
+                        to.white_men,
+                        dense::flip(bk),
+                        dense::flip(after),
+                        dense::flip(wk),
+                    );
+                    Wdl::from_code(to_side.code(i)).unwrap_or(Wdl::Draw)
+                };
+                match wdl {
+                    Wdl::Loss => wins = true,
+                    Wdl::Draw => escape = true,
+                    Wdl::Win => {}
+                }
             }
         }
         s.state[node] = if wins {
             WON
         } else if inside == 0 {
+            // No king move: drawn if an exit draws, else lost (every
+            // move, if there is any, leads to a win for the opponent).
             if escape {
                 DRAWN
             } else {
@@ -369,8 +365,80 @@ impl SliceSolver<'_> {
         };
         s.counter[node] = u8::try_from(inside)
             .map_err(|_| GenError::Internal("more than 255 king moves".into()))?;
-        s.escape[node] = escape;
+        if escape {
+            s.flags[node] |= ESCAPE;
+        }
         Ok(())
+    }
+
+    /// The value, for White, of the move that crowns a man (Black to move
+    /// after it, in a material with one man fewer and one king more).
+    fn crowning_value(&self, wm: u64, wk: u64, bm: u64, bk: u64) -> Result<Wdl, GenError> {
+        let child = Position::from_dense_masks(Color::Black, wm | wk, bm | bk, wk | bk)
+            .map_err(|e| GenError::Internal(format!("crowning: {e}")))?;
+        let value = self.tb.probe(&child)?;
+        Ok(child_view(self.rule_set, None, Material::of(&child), value).wdl)
+    }
+
+    /// Step 2: from every settled win and loss, backwards along king moves:
+    /// a lost node makes its predecessors won; a won one takes one from
+    /// their counters, and a predecessor left with none (and no drawing
+    /// exit) is lost.
+    fn propagate(&self, parts: &[Part], kings: u64, s: &mut SliceScratch) {
+        s.queue.clear();
+        s.queue
+            .extend((0..s.state.len() as u32).filter(|&i| matches!(s.state[i as usize], WON | LOST)));
+        while let Some(c) = s.queue.pop() {
+            let lost = s.state[c as usize] == LOST;
+            let x = (c as u64 / kings) as usize;
+            let (part, y) = (&parts[x], other_part(parts, x));
+            let to = &parts[y];
+            let (wk, bk) = self.sides[part.side]
+                .index
+                .unrank_kings(part.men(), c as u64 % kings);
+            let occupied = part.men() | wk | bk;
+            let to_index = &self.sides[to.side].index;
+            // The predecessor, stored White to move, has the flipped kings:
+            // its white kings are our black kings with one moved back.
+            let (their_kings, our_kings) = (dense::flip(bk), dense::flip(wk));
+            let mut movers = bk;
+            while movers != 0 {
+                let b = movers.trailing_zeros();
+                movers &= movers - 1;
+                for ray in &dense::RAYS[b as usize] {
+                    for &a in ray.squares() {
+                        if occupied >> a & 1 == 1 {
+                            break;
+                        }
+                        let before = their_kings ^ (1 << (49 - b)) ^ (1 << (49 - a));
+                        let local = to_index.king_rank(to.men(), before, our_kings);
+                        let p = y * kings as usize + local as usize;
+                        if s.state[p] != UNKNOWN || s.flags[p] & CAPTURE != 0 {
+                            continue;
+                        }
+                        if lost {
+                            s.state[p] = WON;
+                            s.queue.push(p as u32);
+                        } else {
+                            s.counter[p] -= 1;
+                            if s.counter[p] == 0 && s.flags[p] & ESCAPE == 0 {
+                                s.state[p] = LOST;
+                                s.queue.push(p as u32);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The part that the moves of part `x`'s nodes lead into.
+fn other_part(parts: &[Part], x: usize) -> usize {
+    if parts.len() == 2 {
+        1 - x
+    } else {
+        0
     }
 }
 
@@ -379,62 +447,6 @@ fn state_of(wdl: Wdl) -> u8 {
         Wdl::Win => WON,
         Wdl::Draw => DRAWN,
         Wdl::Loss => LOST,
-    }
-}
-
-/// Step 2a: the predecessors of every node, from the edges (counting sort).
-fn reverse_edges(s: &mut SliceScratch) {
-    let n = s.state.len();
-    s.pred_start.clear();
-    s.pred_start.resize(n + 1, 0);
-    for &t in &s.edges {
-        s.pred_start[t as usize + 1] += 1;
-    }
-    for i in 0..n {
-        s.pred_start[i + 1] += s.pred_start[i];
-    }
-    s.preds.clear();
-    s.preds.resize(s.edges.len(), 0);
-    // Fill from the back of each range, walking sources downwards so that
-    // each list ends sorted (not needed, but deterministic).
-    let mut fill: Vec<u32> = s.pred_start[1..].to_vec();
-    for from in (0..n).rev() {
-        let (a, b) = (s.edge_start[from] as usize, s.edge_start[from + 1] as usize);
-        for &t in &s.edges[a..b] {
-            fill[t as usize] -= 1;
-            s.preds[fill[t as usize] as usize] = from as u32;
-        }
-    }
-}
-
-/// Step 2b: propagation from every settled win and loss.
-fn propagate(s: &mut SliceScratch) {
-    s.queue.clear();
-    s.queue.extend(
-        (0..s.state.len() as u32).filter(|&i| matches!(s.state[i as usize], WON | LOST)),
-    );
-    while let Some(c) = s.queue.pop() {
-        let lost = s.state[c as usize] == LOST;
-        let (a, b) = (
-            s.pred_start[c as usize] as usize,
-            s.pred_start[c as usize + 1] as usize,
-        );
-        for &p in &s.preds[a..b] {
-            let p = p as usize;
-            if s.state[p] != UNKNOWN {
-                continue;
-            }
-            if lost {
-                s.state[p] = WON;
-                s.queue.push(p as u32);
-            } else {
-                s.counter[p] -= 1;
-                if s.counter[p] == 0 && !s.escape[p] {
-                    s.state[p] = LOST;
-                    s.queue.push(p as u32);
-                }
-            }
-        }
     }
 }
 
@@ -459,12 +471,23 @@ pub(crate) fn solve(
         rule_set,
         sides: &sides,
     };
-    for group in slice_groups(&sides) {
+    let t0 = std::time::Instant::now();
+    let groups = slice_groups(&sides);
+    let slices: usize = groups.iter().map(Vec::len).sum();
+    for group in groups {
         group.par_iter().try_for_each_init(SliceScratch::default, |scratch, slice| {
             let n = solver.solve(slice, scratch)?;
             progress.advance(n);
             Ok::<(), GenError>(())
         })?;
+    }
+    if std::env::var_os("DTB_TIMING").is_some() {
+        let positions: u64 = sides.iter().map(PackedSide::len).sum();
+        let seconds = t0.elapsed().as_secs_f64();
+        eprintln!(
+            "{material}: {slices} slices, {positions} positions, {seconds:.2}s, {:.2} M positions/s",
+            positions as f64 / seconds / 1e6
+        );
     }
     Ok(PackedPair { sides })
 }
