@@ -375,3 +375,43 @@ fn an_unusable_directory_is_a_clear_error() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("not-a-dir"), "{err}");
 }
+
+#[test]
+fn verify_solves_a_sliced_pair_again_and_finds_the_damaged_position() {
+    let rule_set = RuleSet::Fmjd;
+    let dir = gen_dir(3, rule_set);
+    let d = dir.path().to_str().unwrap();
+    // MM-K has men outside the counted endings: a WLD table that verify
+    // checks by solving MM-K and K-MM again, slice by slice.
+    let m: Material = "MM-K".parse().unwrap();
+    let index = MaterialIndex::new(m);
+    let i = (500..index.count())
+        .find(|&i| !index.unrank(i).has_capture())
+        .unwrap();
+    let target = index.unrank(i);
+    let tb = probe::Tablebase::open(dir.path(), rule_set).unwrap();
+    let stored = tb.probe(&target).unwrap().wdl;
+    drop(tb);
+    let wrong = if stored == format::Wdl::Win {
+        format::Wdl::Loss
+    } else {
+        format::Wdl::Win
+    };
+    damage(dir.path(), rule_set, m, i, wrong.code());
+    let o = dtb(&["verify", "--quiet", "--json", "--dir", d, "MM-K", "K-MM"]);
+    assert_eq!(o.status.code(), Some(4));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let tables = v["tables"].as_array().unwrap();
+    let damaged = tables.iter().find(|t| t["material"] == "MM-K").unwrap();
+    let fens: Vec<&str> = damaged["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["fen"].as_str().unwrap())
+        .collect();
+    assert_eq!(fens, vec![target.to_string().as_str()]);
+    // The mirror, solved in the same pass, is intact.
+    let mirror = tables.iter().find(|t| t["material"] == "K-MM").unwrap();
+    assert_eq!(mirror["mismatches"].as_array().unwrap().len(), 0);
+    assert!(mirror["checked"].as_u64().unwrap() > 0);
+}

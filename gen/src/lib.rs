@@ -147,6 +147,31 @@ pub fn peak_memory_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// A fresh reader for solving `material`'s pair, with the tables its moves
+/// lead to decoded in memory (smallest first, within `preload_bytes`):
+/// lookups are array reads, and the memory goes with the reader.
+pub(crate) fn open_for_pair(
+    dir: &Path,
+    rule_set: RuleSet,
+    material: Material,
+    cache_bytes: u64,
+    preload_bytes: u64,
+) -> Result<Tablebase, GenError> {
+    let tb = Tablebase::open_with(dir, rule_set, TablebaseOptions { cache_bytes })?;
+    let mut exits = material.exits();
+    exits.sort_by_key(|e| MaterialIndex::new(*e).count());
+    let mut preloaded = 0u64;
+    for exit in exits {
+        // One byte per position once decoded.
+        let bytes = MaterialIndex::new(exit).count();
+        if preloaded + bytes <= preload_bytes {
+            tb.preload(exit)?;
+            preloaded += bytes;
+        }
+    }
+    Ok(tb)
+}
+
 /// A solved pair, from either solver.
 enum Solved {
     Whole(solver::Solved),
@@ -243,27 +268,13 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         let positions: u64 = pair.iter().map(|x| MaterialIndex::new(*x).count()).sum();
         let pair_start = Instant::now();
         let progress = Progress::new(&m.to_string(), positions, options.quiet);
-        // A fresh reader per pair, with the tables its moves lead to
-        // decoded in memory (smallest first, within the budget): lookups
-        // are array reads, and the memory goes when the pair is done.
-        let tb = Tablebase::open_with(
+        let tb = open_for_pair(
             &options.dir,
             options.rule_set,
-            TablebaseOptions {
-                cache_bytes: options.cache_bytes,
-            },
+            m,
+            options.cache_bytes,
+            options.preload_bytes,
         )?;
-        let mut exits = m.exits();
-        exits.sort_by_key(|e| MaterialIndex::new(*e).count());
-        let mut preloaded = 0u64;
-        for exit in exits {
-            // One byte per position once decoded.
-            let bytes = MaterialIndex::new(exit).count();
-            if preloaded + bytes <= options.preload_bytes {
-                tb.preload(exit)?;
-                preloaded += bytes;
-            }
-        }
         let solved = if options.slices && slices::uses_slices(m) {
             Solved::Slices(slices::solve(&tb, options.rule_set, m, &progress)?)
         } else {

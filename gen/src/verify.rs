@@ -1,4 +1,11 @@
-//! `verify`: re-derives every stored value from the values of its moves.
+//! `verify`: re-derives every stored value.
+//!
+//! Tables of materials with men outside the counted endings (every table
+//! of five pieces and more) are checked by solving their pair again, slice
+//! by slice, from the smaller tables, and comparing every value that is
+//! not "don't care": a complete check that costs about what building the
+//! pair cost. With `--sample`, and for the other tables, the check below
+//! applies.
 //!
 //! It shares nothing with the solver's propagation: it walks the index
 //! forwards, generates every legal move, asks the prober for each
@@ -19,13 +26,14 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use format::{
-    child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableValue,
+    child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableValue, Wdl,
 };
 use probe::{table_dir, Tablebase, TablebaseOptions};
 use rayon::prelude::*;
 
 use crate::error::GenError;
 use crate::progress::Progress;
+use crate::slices::{self, uses_slices, PackedPair};
 
 /// What to verify.
 #[derive(Clone, Debug)]
@@ -157,7 +165,11 @@ fn expected(
 
 /// Checks one table: its file, then every value. Whatever goes wrong is
 /// recorded in the result, so that every table gets its verdict.
-fn check_table(options: &VerifyOptions, material: Material) -> TableCheck {
+fn check_table(
+    options: &VerifyOptions,
+    material: Material,
+    solved: &mut Option<PackedPair>,
+) -> TableCheck {
     let start = Instant::now();
     let path = format::table_path(&table_dir(&options.dir, options.rule_set), material);
     let mut check = TableCheck {
@@ -169,9 +181,14 @@ fn check_table(options: &VerifyOptions, material: Material) -> TableCheck {
         problem: None,
         seconds: 0.0,
     };
-    if let Err(e) = check_file(options, material, &path)
-        .and_then(|()| check_values(options, material, &mut check))
-    {
+    let resolve = options.sample.is_none_or(|f| f >= 1.0) && uses_slices(material);
+    if let Err(e) = check_file(options, material, &path).and_then(|()| {
+        if resolve {
+            check_by_solving(options, material, &path, solved, &mut check)
+        } else {
+            check_values(options, material, &mut check)
+        }
+    }) {
         check.problem = Some(TableProblem::of(&e));
     }
     check.seconds = start.elapsed().as_secs_f64();
@@ -258,6 +275,87 @@ fn check_values(
     Ok(())
 }
 
+/// Every value of a slice-solved table against a new slice solve of its
+/// pair (reused from `solved` when it holds the pair already).
+fn check_by_solving(
+    options: &VerifyOptions,
+    material: Material,
+    path: &Path,
+    solved: &mut Option<PackedPair>,
+    check: &mut TableCheck,
+) -> Result<(), GenError> {
+    if !solved
+        .as_ref()
+        .is_some_and(|p| p.sides.iter().any(|s| s.material == material))
+    {
+        *solved = None;
+        let tb = crate::open_for_pair(&options.dir, options.rule_set, material, 256 << 20, 2 << 30)?;
+        let positions = MaterialIndex::new(material).count() * 2;
+        let progress = Progress::new(&format!("verify {material}"), positions, options.quiet);
+        *solved = Some(slices::solve(&tb, options.rule_set, material, &progress)?);
+        progress.finish();
+    }
+    let pair = solved.as_ref().expect("solved above");
+    let side = pair
+        .sides
+        .iter()
+        .find(|s| s.material == material)
+        .expect("the pair holds the material");
+    let reader = format::TableReader::new(format::read_regular(path, u64::MAX)?)?;
+    let per_block = u64::from(reader.header().positions_per_block);
+    let checked = AtomicU64::new(0);
+    let found = AtomicU64::new(0);
+    let kept = Mutex::new(Vec::new());
+    (0..reader.header().block_count)
+        .into_par_iter()
+        .try_for_each_init(
+            || (zstd::bulk::Decompressor::new(), Vec::new()),
+            |(decompressor, raw), block| -> Result<(), GenError> {
+                let decompressor = decompressor
+                    .as_mut()
+                    .map_err(|e| GenError::Internal(format!("zstd: {e}")))?;
+                reader.decode_block(block, decompressor, raw)?;
+                let first = block * per_block;
+                let mut n = 0;
+                for i in first..first + reader.header().positions_in_block(block) {
+                    if side.is_capture(i) {
+                        continue;
+                    }
+                    n += 1;
+                    let stored = format::wdl_code(raw, (i - first) as usize);
+                    let expected = side.code(i);
+                    if stored != expected {
+                        found.fetch_add(1, Ordering::Relaxed);
+                        let mut k = kept.lock().expect("no panics while held");
+                        if k.len() < KEEP {
+                            k.push(Mismatch {
+                                fen: side.index.unrank(i).to_string(),
+                                stored: wdl_value(stored),
+                                expected: wdl_value(expected),
+                            });
+                        }
+                    }
+                }
+                checked.fetch_add(n, Ordering::Relaxed);
+                Ok(())
+            },
+        )?;
+    let mut mismatches = kept.into_inner().expect("no panics while held");
+    mismatches.sort_by(|a, b| a.fen.cmp(&b.fen));
+    check.checked = checked.into_inner();
+    check.mismatch_count = found.into_inner();
+    check.mismatches = mismatches;
+    Ok(())
+}
+
+/// The table value of a WLD code.
+fn wdl_value(code: u8) -> TableValue {
+    TableValue {
+        wdl: Wdl::from_code(code).unwrap_or(Wdl::Draw),
+        distance: None,
+    }
+}
+
 /// Verifies the tables `options` names (or all in the directory), in
 /// build order: every table gets its verdict, a missing or damaged one
 /// included. An error only when the folder cannot be listed.
@@ -275,9 +373,11 @@ pub fn verify(options: &VerifyOptions) -> Result<Vec<TableCheck>, GenError> {
         };
         materials.sort_by_key(|m| m.build_key());
         materials.dedup();
+        // A pair solved for one table serves its mirror too.
+        let mut solved = None;
         Ok(materials
             .into_iter()
-            .map(|m| check_table(options, m))
+            .map(|m| check_table(options, m, &mut solved))
             .collect())
     })
 }
