@@ -27,7 +27,7 @@ use std::time::Instant;
 pub use error::GenError;
 use format::{Material, MaterialIndex, RuleSet, TableStats};
 use probe::{table_dir, Tablebase, TablebaseOptions};
-pub use progress::Progress;
+pub use progress::{Progress, SetProgress};
 pub use verify::{materials_in, verify, Mismatch, TableCheck, TableProblem, VerifyOptions};
 
 /// What to build and where.
@@ -247,6 +247,16 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
     let mut report = GenReport::default();
     let queue_budget = usize::try_from(options.queue_bytes / 8).unwrap_or(usize::MAX);
     let materials = plan(options);
+    let todo: u64 = materials
+        .iter()
+        .filter(|m| {
+            // A pair is solved whole when either of its tables is missing.
+            let missing = |x: Material| !table_is_valid(&dir.join(x.file_name()), x, options.rule_set);
+            missing(**m) || (materials.contains(&m.mirrored()) && missing(m.mirrored()))
+        })
+        .map(|m| MaterialIndex::new(*m).count())
+        .sum();
+    let set_progress = SetProgress::new(todo, options.quiet);
     for &m in &materials {
         if m > m.mirrored() && materials.contains(&m.mirrored()) {
             continue; // solved with its mirror
@@ -267,7 +277,8 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         }
         let positions: u64 = pair.iter().map(|x| MaterialIndex::new(*x).count()).sum();
         let pair_start = Instant::now();
-        let progress = Progress::new(&m.to_string(), positions, options.quiet);
+        let progress = set_progress.pair(&m.to_string(), positions);
+        set_progress.message(&format!("{m}"));
         let tb = open_for_pair(
             &options.dir,
             options.rule_set,
@@ -308,6 +319,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         }
         progress.finish();
     }
+    set_progress.finish();
     manifest::write(&dir, options.rule_set)?;
     report.seconds = start.elapsed().as_secs_f64();
     report.peak_memory_bytes = peak_memory_bytes();
