@@ -157,6 +157,24 @@ impl<B: AsRef<[u8]>> TableReader<B> {
         Ok(())
     }
 
+    /// The uncompressed streams of every block, one after the other: for
+    /// WLD tables 2 bits per position (position `i` in bits `2(i % 4)` of
+    /// byte `i / 4`, as [`wdl_code`] reads them), for distance tables a
+    /// byte per position. Blocks hold a multiple of 4 positions, so the
+    /// streams join without gaps.
+    pub fn decode_all_raw(&self) -> Result<Vec<u8>, FormatError> {
+        let kind = self.header.value_kind;
+        let mut out = Vec::with_capacity(kind.raw_len(self.header.position_count) as usize);
+        let mut d = zstd::bulk::Decompressor::new()
+            .map_err(|e| FormatError::Corrupt(format!("zstd: {e}")))?;
+        let mut raw = Vec::new();
+        for block in 0..self.header.block_count {
+            self.decode_block(block, &mut d, &mut raw)?;
+            out.extend_from_slice(&raw);
+        }
+        Ok(out)
+    }
+
     /// Every stored value, decoded (for tests and verification; a prober
     /// should decode single blocks). WLD codes for WLD tables, distance
     /// bytes for distance tables.

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use error::GenError;
-use format::{Material, MaterialIndex, RuleSet, TableStats};
+use format::{value_kind, Material, MaterialIndex, RuleSet, TableStats};
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::{Progress, SetProgress};
 pub use verify::{materials_in, verify, Mismatch, TableCheck, TableProblem, VerifyOptions};
@@ -54,8 +54,9 @@ pub struct GenOptions {
     /// tables).
     pub queue_bytes: u64,
     /// Bytes of smaller tables decoded whole into memory while a material
-    /// is solved (one per position; the smallest first); the others are
-    /// read through the block cache.
+    /// is solved (2 bits per position of a WLD table, a byte per position
+    /// of a distance table; the smallest first); the others are read
+    /// through the block cache.
     pub preload_bytes: u64,
     /// Solve materials with men slice by slice (see the `slices` module);
     /// `false` solves every material whole, as the first solver did (kept
@@ -162,8 +163,9 @@ pub(crate) fn open_for_pair(
     exits.sort_by_key(|e| MaterialIndex::new(*e).count());
     let mut preloaded = 0u64;
     for exit in exits {
-        // One byte per position once decoded.
-        let bytes = MaterialIndex::new(exit).count();
+        // Decoded: 2 bits per position in a WLD table, a byte in a
+        // distance table.
+        let bytes = value_kind(exit, rule_set).raw_len(MaterialIndex::new(exit).count());
         if preloaded + bytes <= preload_bytes {
             tb.preload(exit)?;
             preloaded += bytes;

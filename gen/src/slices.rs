@@ -33,7 +33,7 @@
 //! materials without men are a single slice; both are solved whole by
 //! [`crate::solver`].
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use format::{child_view, Material, MaterialIndex, RuleSet, Wdl};
 use probe::Tablebase;
@@ -46,7 +46,7 @@ use crate::progress::Progress;
 
 /// Whether `material` (and its mirror) is solved slice by slice.
 pub(crate) fn uses_slices(material: Material) -> bool {
-    material.counted_ending().is_none() && material.men() > 0
+    material.counted_ending().is_none()
 }
 
 /// The finished values of one side of a pair: a WLD code per position (2
@@ -255,66 +255,179 @@ impl SliceSolver<'_> {
         }
     }
 
-    /// Solves one slice and stores its values; returns its positions.
+    /// The nodes of a slice: its king placements in each of its parts.
+    fn node_count(&self, parts: &[Part]) -> Result<usize, GenError> {
+        let n = parts.len() as u64 * self.sides[0].index.king_placements();
+        u32::try_from(n)
+            .map(|n| n as usize)
+            .map_err(|_| GenError::TooLarge(self.sides[0].material))
+    }
+
+    /// The part, king placement and kings of node `node`.
+    #[inline]
+    fn node_kings(&self, parts: &[Part], node: usize) -> (usize, u64, u64, u64) {
+        let kings = self.sides[0].index.king_placements();
+        let x = (node as u64 / kings) as usize;
+        let k = node as u64 % kings;
+        let part = &parts[x];
+        let (wk, bk) = self.sides[part.side].index.unrank_kings(part.men(), k);
+        (x, k, wk, bk)
+    }
+
+    /// Solves one slice in this thread and stores its values; returns its
+    /// positions.
     pub(crate) fn solve(&self, slice: &Slice, scratch: &mut SliceScratch) -> Result<u64, GenError> {
         let parts = self.parts(slice);
-        let kings = self.sides[0].index.king_placements();
-        let n = parts.len() as u64 * kings;
-        if n > u32::MAX as u64 {
-            return Err(GenError::TooLarge(self.sides[0].material));
-        }
-        let n = n as usize;
+        let n = self.node_count(&parts)?;
         for v in [&mut scratch.state, &mut scratch.counter, &mut scratch.flags] {
             v.clear();
             v.resize(n, 0);
         }
-        for (x, part) in parts.iter().enumerate() {
-            let index = &self.sides[part.side].index;
-            for k in 0..kings {
-                let node = x * kings as usize + k as usize;
-                let (wk, bk) = index.unrank_kings(part.men(), k);
-                self.look_at(part, &parts[other_part(&parts, x)], wk, bk, node, scratch)?;
-            }
+        for node in 0..n {
+            let (x, _, wk, bk) = self.node_kings(&parts, node);
+            let to = &parts[other_part(&parts, x)];
+            let init = self.examine(&parts[x], to, wk, bk, &mut scratch.moves)?;
+            scratch.state[node] = init.state;
+            scratch.counter[node] = init.counter;
+            scratch.flags[node] = init.flags;
         }
-        self.propagate(&parts, kings, scratch);
-        for (x, part) in parts.iter().enumerate() {
-            let side = &self.sides[part.side];
-            for k in 0..kings {
-                let node = x * kings as usize + k as usize;
-                let code = match scratch.state[node] {
-                    WON => Wdl::Win,
-                    LOST => Wdl::Loss,
-                    _ => Wdl::Draw,
+        scratch.queue.clear();
+        scratch
+            .queue
+            .extend((0..n as u32).filter(|&i| matches!(scratch.state[i as usize], WON | LOST)));
+        while let Some(c) = scratch.queue.pop() {
+            let lost = scratch.state[c as usize] == LOST;
+            let s = &mut *scratch;
+            self.for_each_predecessor(&parts, c as usize, |p| {
+                if s.state[p] != UNKNOWN || s.flags[p] & CAPTURE != 0 {
+                    return;
                 }
-                .code();
-                side.store(part.base + k, code, scratch.flags[node] & CAPTURE != 0);
-            }
+                if lost {
+                    s.state[p] = WON;
+                    s.queue.push(p as u32);
+                } else {
+                    s.counter[p] -= 1;
+                    if s.counter[p] == 0 && s.flags[p] & ESCAPE == 0 {
+                        s.state[p] = LOST;
+                        s.queue.push(p as u32);
+                    }
+                }
+            });
+        }
+        for node in 0..n {
+            self.store(&parts, node, scratch.state[node], scratch.flags[node]);
         }
         Ok(n as u64)
+    }
+
+    /// Solves one big slice (a material without men is a single one) with
+    /// every thread: nodes are examined in parallel, then values propagate
+    /// wave by wave, with atomic updates. The same values as
+    /// [`SliceSolver::solve`]: outside the counted endings a result does
+    /// not depend on the order in which values settle.
+    pub(crate) fn solve_big(&self, slice: &Slice, progress: &Progress) -> Result<u64, GenError> {
+        const CHUNK: usize = 1 << 14;
+        let parts = self.parts(slice);
+        let n = self.node_count(&parts)?;
+        let atomics = || (0..n).map(|_| AtomicU8::new(0)).collect::<Vec<_>>();
+        let (state, counter, flags) = (atomics(), atomics(), atomics());
+        (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .try_for_each_init(Vec::new, |moves, c| {
+                for node in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                    let (x, _, wk, bk) = self.node_kings(&parts, node);
+                    let to = &parts[other_part(&parts, x)];
+                    let init = self.examine(&parts[x], to, wk, bk, moves)?;
+                    state[node].store(init.state, Ordering::Relaxed);
+                    counter[node].store(init.counter, Ordering::Relaxed);
+                    flags[node].store(init.flags, Ordering::Relaxed);
+                }
+                progress.advance((((c + 1) * CHUNK).min(n) - c * CHUNK) as u64 / 2);
+                Ok::<(), GenError>(())
+            })?;
+        let mut wave: Vec<u32> = (0..n as u32)
+            .into_par_iter()
+            .filter(|&i| matches!(state[i as usize].load(Ordering::Relaxed), WON | LOST))
+            .collect();
+        while !wave.is_empty() {
+            wave = wave
+                .par_chunks(4096)
+                .flat_map_iter(|chunk| {
+                    let mut next = Vec::new();
+                    for &c in chunk {
+                        let lost = state[c as usize].load(Ordering::Relaxed) == LOST;
+                        self.for_each_predecessor(&parts, c as usize, |p| {
+                            let f = flags[p].load(Ordering::Relaxed);
+                            if f & CAPTURE != 0 || state[p].load(Ordering::Relaxed) != UNKNOWN {
+                                return;
+                            }
+                            let settle = |code| {
+                                state[p]
+                                    .compare_exchange(UNKNOWN, code, Ordering::Relaxed, Ordering::Relaxed)
+                                    .is_ok()
+                            };
+                            if lost {
+                                if settle(WON) {
+                                    next.push(p as u32);
+                                }
+                            } else if counter[p].fetch_sub(1, Ordering::Relaxed) == 1
+                                && f & ESCAPE == 0
+                                && settle(LOST)
+                            {
+                                next.push(p as u32);
+                            }
+                        });
+                    }
+                    next
+                })
+                .collect();
+        }
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            for node in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                let st = state[node].load(Ordering::Relaxed);
+                self.store(&parts, node, st, flags[node].load(Ordering::Relaxed));
+            }
+        });
+        progress.advance(n as u64 - n as u64 / 2);
+        Ok(n as u64)
+    }
+
+    /// Stores the value of node `node` in its side's finished values.
+    fn store(&self, parts: &[Part], node: usize, state: u8, flags: u8) {
+        let kings = self.sides[0].index.king_placements();
+        let part = &parts[(node as u64 / kings) as usize];
+        let code = match state {
+            WON => Wdl::Win,
+            LOST => Wdl::Loss,
+            _ => Wdl::Draw,
+        }
+        .code();
+        self.sides[part.side].store(part.base + node as u64 % kings, code, flags & CAPTURE != 0);
     }
 
     /// Step 1 for one node (White to move, kings `wk`, `bk` beside the men
     /// of `part`): its state if settled, the count of its king moves, its
     /// exits. `to` is the range its moves lead into.
-    fn look_at(
+    fn examine(
         &self,
         part: &Part,
         to: &Part,
         wk: u64,
         bk: u64,
-        node: usize,
-        s: &mut SliceScratch,
-    ) -> Result<(), GenError> {
+        moves: &mut Vec<Move>,
+    ) -> Result<NodeInit, GenError> {
         let (wm, bm) = (part.white_men, part.black_men);
         let occupied = wm | wk | bm | bk;
         let pos = Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
             .map_err(|e| GenError::Internal(format!("slice position: {e}")))?;
         if pos.has_capture() {
-            pos.generate_moves(&mut s.moves);
-            let value = self.tb.probe_capture(&pos, &s.moves)?;
-            s.flags[node] = CAPTURE;
-            s.state[node] = state_of(value.wdl);
-            return Ok(());
+            pos.generate_moves(moves);
+            let value = self.tb.probe_capture(&pos, moves)?;
+            return Ok(NodeInit {
+                state: state_of(value.wdl),
+                counter: 0,
+                flags: CAPTURE,
+            });
         }
         let inside = dense::king_move_count(wk, occupied);
         let mut escape = false;
@@ -350,7 +463,7 @@ impl SliceSolver<'_> {
                 }
             }
         }
-        s.state[node] = if wins {
+        let state = if wins {
             WON
         } else if inside == 0 {
             // No king move: drawn if an exit draws, else lost (every
@@ -363,12 +476,12 @@ impl SliceSolver<'_> {
         } else {
             UNKNOWN
         };
-        s.counter[node] = u8::try_from(inside)
-            .map_err(|_| GenError::Internal("more than 255 king moves".into()))?;
-        if escape {
-            s.flags[node] |= ESCAPE;
-        }
-        Ok(())
+        Ok(NodeInit {
+            state,
+            counter: u8::try_from(inside)
+                .map_err(|_| GenError::Internal("more than 255 king moves".into()))?,
+            flags: if escape { ESCAPE } else { 0 },
+        })
     }
 
     /// The value, for White, of the move that crowns a man (Black to move
@@ -380,57 +493,43 @@ impl SliceSolver<'_> {
         Ok(child_view(self.rule_set, None, Material::of(&child), value).wdl)
     }
 
-    /// Step 2: from every settled win and loss, backwards along king moves:
-    /// a lost node makes its predecessors won; a won one takes one from
-    /// their counters, and a predecessor left with none (and no drawing
-    /// exit) is lost.
-    fn propagate(&self, parts: &[Part], kings: u64, s: &mut SliceScratch) {
-        s.queue.clear();
-        s.queue
-            .extend((0..s.state.len() as u32).filter(|&i| matches!(s.state[i as usize], WON | LOST)));
-        while let Some(c) = s.queue.pop() {
-            let lost = s.state[c as usize] == LOST;
-            let x = (c as u64 / kings) as usize;
-            let (part, y) = (&parts[x], other_part(parts, x));
-            let to = &parts[y];
-            let (wk, bk) = self.sides[part.side]
-                .index
-                .unrank_kings(part.men(), c as u64 % kings);
-            let occupied = part.men() | wk | bk;
-            let to_index = &self.sides[to.side].index;
-            // The predecessor, stored White to move, has the flipped kings:
-            // its white kings are our black kings with one moved back.
-            let (their_kings, our_kings) = (dense::flip(bk), dense::flip(wk));
-            let mut movers = bk;
-            while movers != 0 {
-                let b = movers.trailing_zeros();
-                movers &= movers - 1;
-                for ray in &dense::RAYS[b as usize] {
-                    for &a in ray.squares() {
-                        if occupied >> a & 1 == 1 {
-                            break;
-                        }
-                        let before = their_kings ^ (1 << (49 - b)) ^ (1 << (49 - a));
-                        let local = to_index.king_rank(to.men(), before, our_kings);
-                        let p = y * kings as usize + local as usize;
-                        if s.state[p] != UNKNOWN || s.flags[p] & CAPTURE != 0 {
-                            continue;
-                        }
-                        if lost {
-                            s.state[p] = WON;
-                            s.queue.push(p as u32);
-                        } else {
-                            s.counter[p] -= 1;
-                            if s.counter[p] == 0 && s.flags[p] & ESCAPE == 0 {
-                                s.state[p] = LOST;
-                                s.queue.push(p as u32);
-                            }
-                        }
+    /// Calls `f` with every node from which a king move leads to node `c`:
+    /// in `c`'s frame, a Black king that slid back to where it came from.
+    #[inline]
+    fn for_each_predecessor(&self, parts: &[Part], c: usize, mut f: impl FnMut(usize)) {
+        let kings = self.sides[0].index.king_placements();
+        let (x, _, wk, bk) = self.node_kings(parts, c);
+        let part = &parts[x];
+        let y = other_part(parts, x);
+        let to = &parts[y];
+        let occupied = part.men() | wk | bk;
+        let to_index = &self.sides[to.side].index;
+        // The predecessor, stored White to move, has the flipped kings:
+        // its white kings are our black kings with one moved back.
+        let (their_kings, our_kings) = (dense::flip(bk), dense::flip(wk));
+        let mut movers = bk;
+        while movers != 0 {
+            let b = movers.trailing_zeros();
+            movers &= movers - 1;
+            for ray in &dense::RAYS[b as usize] {
+                for &a in ray.squares() {
+                    if occupied >> a & 1 == 1 {
+                        break;
                     }
+                    let before = their_kings ^ (1 << (49 - b)) ^ (1 << (49 - a));
+                    let local = to_index.king_rank(to.men(), before, our_kings);
+                    f(y * kings as usize + local as usize);
                 }
             }
         }
     }
+}
+
+/// What step 1 finds for a node.
+struct NodeInit {
+    state: u8,
+    counter: u8,
+    flags: u8,
 }
 
 /// The part that the moves of part `x`'s nodes lead into.
@@ -458,6 +557,18 @@ pub(crate) fn solve(
     material: Material,
     progress: &Progress,
 ) -> Result<PackedPair, GenError> {
+    solve_with(tb, rule_set, material, progress, None)
+}
+
+/// [`solve`], with every slice solved by all threads together (`Some(true)`),
+/// each by one thread (`Some(false)`), or as its size says (`None`).
+fn solve_with(
+    tb: &Tablebase,
+    rule_set: RuleSet,
+    material: Material,
+    progress: &Progress,
+    big: Option<bool>,
+) -> Result<PackedPair, GenError> {
     let mut materials = vec![material];
     if !material.is_symmetric() {
         materials.push(material.mirrored());
@@ -474,7 +585,16 @@ pub(crate) fn solve(
     let t0 = std::time::Instant::now();
     let groups = slice_groups(&sides);
     let slices: usize = groups.iter().map(Vec::len).sum();
+    // Slices this big are solved one at a time by every thread.
+    const BIG: u64 = 1 << 23;
+    let big = big.unwrap_or(2 * sides[0].index.king_placements() > BIG);
     for group in groups {
+        if big {
+            for slice in &group {
+                solver.solve_big(slice, progress)?;
+            }
+            continue;
+        }
         group.par_iter().try_for_each_init(SliceScratch::default, |scratch, slice| {
             let n = solver.solve(slice, scratch)?;
             progress.advance(n);
@@ -490,4 +610,45 @@ pub(crate) fn solve(
         );
     }
     Ok(PackedPair { sides })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{generate, GenOptions};
+
+    #[test]
+    fn advancement_counts_rows_walked() {
+        // A White man on square 46 (dense 45) has walked 0 rows, on 6
+        // (dense 5) 8; a Black man on 5 (dense 4) 0, on 45 (dense 44) 8.
+        assert_eq!(advancement(1 << 45, 1 << 4), 0);
+        assert_eq!(advancement(1 << 5, 1 << 44), 16);
+    }
+
+    #[test]
+    fn big_slices_solve_to_the_same_values_as_small_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        generate(&GenOptions::new(dir.path(), RuleSet::Fmjd, 4)).unwrap();
+        let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
+        for name in ["KK-KK", "KK-KM", "KM-MM", "MM-MM", "KKM-M"] {
+            let m: Material = name.parse().unwrap();
+            let progress = Progress::hidden();
+            let small = solve_with(&tb, RuleSet::Fmjd, m, &progress, Some(false)).unwrap();
+            let big = solve_with(&tb, RuleSet::Fmjd, m, &progress, Some(true)).unwrap();
+            for (a, b) in small.sides.iter().zip(&big.sides) {
+                let words = a.len().div_ceil(32) as usize;
+                assert!((0..words).all(|w| a.code_word(w) == b.code_word(w)), "{name}");
+                let marks = a.len().div_ceil(64) as usize;
+                assert!((0..marks).all(|w| a.capture_word(w) == b.capture_word(w)), "{name}");
+            }
+            // And the table built before says the same.
+            let side = &small.sides[0];
+            for i in (0..side.len()).step_by(97) {
+                if !side.is_capture(i) {
+                    let stored = tb.probe(&side.index.unrank(i)).unwrap().wdl;
+                    assert_eq!(stored.code(), side.code(i), "{name} {i}");
+                }
+            }
+        }
+    }
 }

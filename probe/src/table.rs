@@ -51,8 +51,9 @@ pub(crate) struct Table {
     pub(crate) kind: ValueKind,
     pub(crate) per_block: u64,
     pub(crate) index: MaterialIndex,
-    /// Every value decoded, one byte per position (WLD code or distance
-    /// byte), when the table was preloaded.
+    /// Every value decoded when the table was preloaded: the blocks'
+    /// uncompressed streams joined (2 bits per position for WLD tables, a
+    /// byte for distance tables; see `TableReader::decode_all_raw`).
     pub(crate) decoded: OnceLock<Vec<u8>>,
     /// Where the file is mapped.
     pub(crate) range: MappedRange,

@@ -240,7 +240,7 @@ impl Tablebase {
             if !table.unchanged() {
                 table = self.reopen(material, table)?;
             }
-            let all = crate::mapped::guarded(table.range, || table.reader.decode_all())
+            let all = crate::mapped::guarded(table.range, || table.reader.decode_all_raw())
                 .map_err(|_| {
                     table.corrupted(format::FormatError::Truncated(
                         "the file was cut short while it was read".into(),
@@ -289,7 +289,11 @@ impl Tablebase {
     fn stored_in(&self, table: &Table, pos: &Position, mode: Mode) -> Result<Option<u8>, Miss> {
         let index = table.index.rank(pos);
         if let Some(all) = table.decoded.get() {
-            return Ok(all.get(index as usize).copied());
+            let i = index as usize;
+            return Ok(match table.kind {
+                ValueKind::Wdl => (i / 4 < all.len()).then(|| format::wdl_code(all, i)),
+                ValueKind::Distance => all.get(i).copied(),
+            });
         }
         let block = index / table.per_block;
         let offset = (index % table.per_block) as usize;
@@ -423,6 +427,12 @@ impl Tablebase {
         let mut views = Vec::with_capacity(moves.len());
         for mv in moves {
             match self.child_view(class, &pos.play(mv), mode)? {
+                // Outside the counted endings no distance is kept: one
+                // move to a lost child settles it (the generator resolves
+                // many capture positions; this spares it the other moves).
+                Some(v) if class.is_none() && v.wdl == Wdl::Loss => {
+                    return Ok(Some(value_from_children(self.rule_set, class, pos, [v])));
+                }
                 Some(v) => views.push(v),
                 None => return Ok(None),
             }
