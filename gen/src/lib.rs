@@ -28,6 +28,7 @@ pub use error::GenError;
 use format::{value_kind, Material, MaterialIndex, RuleSet, TableStats};
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::{Progress, SetProgress};
+pub use slices::SliceGroup;
 pub use verify::{materials_in, verify, Mismatch, TableCheck, TableProblem, VerifyOptions};
 
 /// What to build and where.

@@ -612,6 +612,83 @@ fn solve_with(
     Ok(PackedPair { sides })
 }
 
+/// One group of slices (one advancement) of a material pair, ready to be
+/// solved again and again: a unit of work, for benchmarks.
+pub struct SliceGroup {
+    tb: Tablebase,
+    rule_set: RuleSet,
+    sides: Vec<PackedSide>,
+    group: Vec<Slice>,
+}
+
+impl SliceGroup {
+    /// Group `which` (0: the most advanced) of `material`'s pair, with the
+    /// groups before it solved; the tables its moves lead to must be in
+    /// `dir`. `None` when the pair has fewer groups, or is not solved by
+    /// slices (the counted endings).
+    pub fn prepare(
+        dir: &std::path::Path,
+        rule_set: RuleSet,
+        material: Material,
+        which: usize,
+    ) -> Result<Option<SliceGroup>, GenError> {
+        if !uses_slices(material) {
+            return Ok(None);
+        }
+        let tb = crate::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
+        let mut materials = vec![material];
+        if !material.is_symmetric() {
+            materials.push(material.mirrored());
+        }
+        let sides = materials
+            .into_iter()
+            .map(PackedSide::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut groups = slice_groups(&sides);
+        if which >= groups.len() {
+            return Ok(None);
+        }
+        let group = groups.swap_remove(which);
+        groups.truncate(which);
+        let mut prepared = SliceGroup {
+            tb,
+            rule_set,
+            sides,
+            group: Vec::new(),
+        };
+        for earlier in groups {
+            prepared.group = earlier;
+            prepared.solve()?;
+        }
+        prepared.group = group;
+        Ok(Some(prepared))
+    }
+
+    /// The positions of the group (both sides to move).
+    pub fn positions(&self) -> u64 {
+        self.sides[0].index.king_placements()
+            * self
+                .group
+                .iter()
+                .map(|s| if s.men == s.mirror_men && self.sides.len() == 1 { 1 } else { 2 })
+                .sum::<u64>()
+    }
+
+    /// Solves the group (storing the same values again); returns the
+    /// positions solved.
+    pub fn solve(&self) -> Result<u64, GenError> {
+        let solver = SliceSolver {
+            tb: &self.tb,
+            rule_set: self.rule_set,
+            sides: &self.sides,
+        };
+        self.group
+            .par_iter()
+            .map_init(SliceScratch::default, |scratch, slice| solver.solve(slice, scratch))
+            .try_reduce(|| 0, |a, b| Ok(a + b))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
