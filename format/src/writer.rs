@@ -175,7 +175,11 @@ impl TableWriter {
     ) -> Result<(), FormatError> {
         let full = u64::from(self.spec.positions_per_block);
         let left = self.count - self.written;
-        if self.in_block != 0 || positions == 0 || positions > left || (positions < full && positions != left) {
+        if self.in_block != 0
+            || positions == 0
+            || positions > left
+            || (positions < full && positions != left)
+        {
             return Err(FormatError::Writer(format!(
                 "a compressed block of {positions} values does not fit at value {}",
                 self.written

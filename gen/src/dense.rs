@@ -21,7 +21,11 @@ impl Ray {
 /// square `i`: even rows use the odd columns.
 const fn coordinates(i: usize) -> (i32, i32) {
     let row = i / 5;
-    let col = if row % 2 == 0 { 2 * (i % 5) + 1 } else { 2 * (i % 5) };
+    let col = if row.is_multiple_of(2) {
+        2 * (i % 5) + 1
+    } else {
+        2 * (i % 5)
+    };
     (row as i32, col as i32)
 }
 
@@ -106,7 +110,8 @@ mod tests {
     fn rays_agree_with_the_move_generator() {
         // A lone white king on every square: its moves are its rays.
         for i in 0..50u64 {
-            let pos = Position::from_dense_masks(Color::White, 1 << i, 1 << ((i + 25) % 50), 1 << i);
+            let pos =
+                Position::from_dense_masks(Color::White, 1 << i, 1 << ((i + 25) % 50), 1 << i);
             let Ok(pos) = pos else { continue };
             if pos.has_capture() {
                 continue;
@@ -120,7 +125,12 @@ mod tests {
             let occupied = dense(&pos, Color::White, true) | dense(&pos, Color::Black, true);
             let mut ours: Vec<u8> = RAYS[i as usize]
                 .iter()
-                .flat_map(|r| r.squares().iter().copied().take_while(|&t| occupied >> t & 1 == 0))
+                .flat_map(|r| {
+                    r.squares()
+                        .iter()
+                        .copied()
+                        .take_while(|&t| occupied >> t & 1 == 0)
+                })
                 .collect();
             ours.sort();
             assert_eq!(ours, targets, "king on square {}", i + 1);

@@ -254,7 +254,8 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         .iter()
         .filter(|m| {
             // A pair is solved whole when either of its tables is missing.
-            let missing = |x: Material| !table_is_valid(&dir.join(x.file_name()), x, options.rule_set);
+            let missing =
+                |x: Material| !table_is_valid(&dir.join(x.file_name()), x, options.rule_set);
             missing(**m) || (materials.contains(&m.mirrored()) && missing(m.mirrored()))
         })
         .map(|m| MaterialIndex::new(*m).count())

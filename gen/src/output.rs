@@ -145,7 +145,11 @@ fn scan_block(side: &PackedSide, start: u64, per_block: u64) -> BlockScan {
     const LOW: u64 = 0x5555_5555_5555_5555;
     for w in (start / 32)..end.div_ceil(32) {
         let valid = (end - w * 32).min(32) as u32;
-        let mask = if valid == 32 { u64::MAX } else { (1 << (2 * valid)) - 1 };
+        let mask = if valid == 32 {
+            u64::MAX
+        } else {
+            (1 << (2 * valid)) - 1
+        };
         let codes = side.code_word(w as usize) & mask;
         let draw = u64::from((codes & LOW).count_ones());
         let win = u64::from((codes >> 1 & LOW).count_ones());

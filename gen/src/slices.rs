@@ -27,11 +27,12 @@
 //!    pair's finished values at 2 bits per position (and 1 bit marking
 //!    capture positions, whose stored value is "don't care").
 //!
-//! Only materials outside the counted endings go this way: their tables
-//! keep a bare result, which does not depend on the order in which values
-//! settle. The counted endings (at most 4 pieces) keep distances, and the
-//! materials without men are a single slice; both are solved whole by
-//! [`crate::solver`].
+//! A material without men is a single slice, solved by all threads together
+//! (see [`SliceSolver::solve_big`]). Only materials outside the counted
+//! endings go this way: their tables keep a bare result, which does not
+//! depend on the order in which values settle. The counted endings (at most
+//! 4 pieces) keep distances and are solved whole by [`crate::solver`].
+//! `docs/SLICES.md` describes the unit of work and the memory it takes.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
@@ -363,7 +364,12 @@ impl SliceSolver<'_> {
                             }
                             let settle = |code| {
                                 state[p]
-                                    .compare_exchange(UNKNOWN, code, Ordering::Relaxed, Ordering::Relaxed)
+                                    .compare_exchange(
+                                        UNKNOWN,
+                                        code,
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
                                     .is_ok()
                             };
                             if lost {
@@ -595,11 +601,13 @@ fn solve_with(
             }
             continue;
         }
-        group.par_iter().try_for_each_init(SliceScratch::default, |scratch, slice| {
-            let n = solver.solve(slice, scratch)?;
-            progress.advance(n);
-            Ok::<(), GenError>(())
-        })?;
+        group
+            .par_iter()
+            .try_for_each_init(SliceScratch::default, |scratch, slice| {
+                let n = solver.solve(slice, scratch)?;
+                progress.advance(n);
+                Ok::<(), GenError>(())
+            })?;
     }
     if std::env::var_os("DTB_TIMING").is_some() {
         let positions: u64 = sides.iter().map(PackedSide::len).sum();
@@ -670,7 +678,13 @@ impl SliceGroup {
             * self
                 .group
                 .iter()
-                .map(|s| if s.men == s.mirror_men && self.sides.len() == 1 { 1 } else { 2 })
+                .map(|s| {
+                    if s.men == s.mirror_men && self.sides.len() == 1 {
+                        1
+                    } else {
+                        2
+                    }
+                })
                 .sum::<u64>()
     }
 
@@ -684,7 +698,9 @@ impl SliceGroup {
         };
         self.group
             .par_iter()
-            .map_init(SliceScratch::default, |scratch, slice| solver.solve(slice, scratch))
+            .map_init(SliceScratch::default, |scratch, slice| {
+                solver.solve(slice, scratch)
+            })
             .try_reduce(|| 0, |a, b| Ok(a + b))
     }
 }
@@ -714,9 +730,15 @@ mod tests {
             let big = solve_with(&tb, RuleSet::Fmjd, m, &progress, Some(true)).unwrap();
             for (a, b) in small.sides.iter().zip(&big.sides) {
                 let words = a.len().div_ceil(32) as usize;
-                assert!((0..words).all(|w| a.code_word(w) == b.code_word(w)), "{name}");
+                assert!(
+                    (0..words).all(|w| a.code_word(w) == b.code_word(w)),
+                    "{name}"
+                );
                 let marks = a.len().div_ceil(64) as usize;
-                assert!((0..marks).all(|w| a.capture_word(w) == b.capture_word(w)), "{name}");
+                assert!(
+                    (0..marks).all(|w| a.capture_word(w) == b.capture_word(w)),
+                    "{name}"
+                );
             }
             // And the table built before says the same.
             let side = &small.sides[0];

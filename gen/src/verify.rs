@@ -289,7 +289,8 @@ fn check_by_solving(
         .is_some_and(|p| p.sides.iter().any(|s| s.material == material))
     {
         *solved = None;
-        let tb = crate::open_for_pair(&options.dir, options.rule_set, material, 256 << 20, 2 << 30)?;
+        let tb =
+            crate::open_for_pair(&options.dir, options.rule_set, material, 256 << 20, 2 << 30)?;
         let positions = MaterialIndex::new(material).count() * 2;
         let progress = Progress::new(&format!("verify {material}"), positions, options.quiet);
         *solved = Some(slices::solve(&tb, options.rule_set, material, &progress)?);
