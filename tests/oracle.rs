@@ -70,3 +70,16 @@ fn oracle_all_pieces_pure() {
     let tb = Tablebase::open(&dir, RuleSet::Pure).unwrap();
     assert_eq!(check(&tb, 6), 164);
 }
+
+/// Every oracle position (2 to 6 pieces) against an `fmjd` set built
+/// beforehand, e.g. `dtb gen --pieces 6 --dir DIR`, named by
+/// `DTB_ORACLE_FMJD_DIR`: outside the counted endings, and for any counted
+/// ending freshly entered, the FMJD limits do not change a value
+/// (RULES.md), so the pure oracle values must hold there too.
+#[test]
+#[ignore = "needs a six-piece fmjd set in DTB_ORACLE_FMJD_DIR"]
+fn oracle_all_pieces_fmjd_from_a_built_set() {
+    let dir = std::env::var_os("DTB_ORACLE_FMJD_DIR").expect("DTB_ORACLE_FMJD_DIR");
+    let tb = Tablebase::open(dir, RuleSet::Fmjd).unwrap();
+    assert_eq!(check(&tb, 6), 164);
+}
