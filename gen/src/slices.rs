@@ -34,7 +34,7 @@
 //! 4 pieces) keep distances and are solved whole by [`crate::solver`].
 //! `docs/SLICES.md` describes the unit of work and the memory it takes.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use format::{child_view, Material, MaterialIndex, RuleSet, Wdl};
 use probe::Tablebase;
@@ -195,6 +195,40 @@ const ESCAPE: u8 = 1;
 /// Node flags: a capture position (its king moves are not legal).
 const CAPTURE: u8 = 2;
 
+/// A node's cell: its counter of king moves not yet known to lose (bits
+/// 0-7), its state (8-9) and flags (10-11), side by side so that a
+/// predecessor costs one memory access.
+type Cell = u16;
+
+const STATE_SHIFT: u32 = 8;
+const FLAGS_SHIFT: u32 = 10;
+
+#[inline]
+fn cell_of(init: &NodeInit) -> Cell {
+    Cell::from(init.counter)
+        | Cell::from(init.state) << STATE_SHIFT
+        | Cell::from(init.flags) << FLAGS_SHIFT
+}
+
+#[inline]
+fn state_in(cell: Cell) -> u8 {
+    (cell >> STATE_SHIFT) as u8 & 3
+}
+
+#[inline]
+fn flags_in(cell: Cell) -> u8 {
+    (cell >> FLAGS_SHIFT) as u8 & 3
+}
+
+#[inline]
+fn with_state(cell: Cell, state: u8) -> Cell {
+    (cell & !(3 << STATE_SHIFT)) | Cell::from(state) << STATE_SHIFT
+}
+
+/// The most predecessors a node can have: 5 kings, 4 rays of at most 9
+/// squares.
+const MAX_PREDECESSORS: usize = 5 * 4 * 9;
+
 /// One stored range of a slice: a side of the pair, where its positions
 /// start in that side's index, and its men (dense masks, White to move).
 #[derive(Clone, Copy)]
@@ -211,14 +245,12 @@ impl Part {
     }
 }
 
-/// Per-thread memory of slice solves, reused from slice to slice: a state,
-/// a counter of king moves not yet known to lose, and flags per node.
+/// Per-thread memory of slice solves, reused from slice to slice: a cell
+/// per node, and the nodes settled but not yet propagated.
 #[derive(Default)]
 pub(crate) struct SliceScratch {
     moves: Vec<Move>,
-    state: Vec<u8>,
-    counter: Vec<u8>,
-    flags: Vec<u8>,
+    cells: Vec<Cell>,
     queue: Vec<u32>,
 }
 
@@ -280,43 +312,41 @@ impl SliceSolver<'_> {
     pub(crate) fn solve(&self, slice: &Slice, scratch: &mut SliceScratch) -> Result<u64, GenError> {
         let parts = self.parts(slice);
         let n = self.node_count(&parts)?;
-        for v in [&mut scratch.state, &mut scratch.counter, &mut scratch.flags] {
-            v.clear();
-            v.resize(n, 0);
-        }
+        scratch.cells.clear();
         for node in 0..n {
             let (x, _, wk, bk) = self.node_kings(&parts, node);
             let to = &parts[other_part(&parts, x)];
             let init = self.examine(&parts[x], to, wk, bk, &mut scratch.moves)?;
-            scratch.state[node] = init.state;
-            scratch.counter[node] = init.counter;
-            scratch.flags[node] = init.flags;
+            scratch.cells.push(cell_of(&init));
         }
+        let cells = &mut scratch.cells;
         scratch.queue.clear();
         scratch
             .queue
-            .extend((0..n as u32).filter(|&i| matches!(scratch.state[i as usize], WON | LOST)));
+            .extend((0..n as u32).filter(|&i| matches!(state_in(cells[i as usize]), WON | LOST)));
+        let mut preds = [0u32; MAX_PREDECESSORS];
         while let Some(c) = scratch.queue.pop() {
-            let lost = scratch.state[c as usize] == LOST;
-            let s = &mut *scratch;
-            self.for_each_predecessor(&parts, c as usize, |p| {
-                if s.state[p] != UNKNOWN || s.flags[p] & CAPTURE != 0 {
-                    return;
+            let lost = state_in(cells[c as usize]) == LOST;
+            let count = self.predecessors(&parts, c as usize, &mut preds);
+            for &p in &preds[..count] {
+                let p = p as usize;
+                let cell = cells[p];
+                if state_in(cell) != UNKNOWN || flags_in(cell) & CAPTURE != 0 {
+                    continue;
                 }
                 if lost {
-                    s.state[p] = WON;
-                    s.queue.push(p as u32);
+                    cells[p] = with_state(cell, WON);
+                    scratch.queue.push(p as u32);
+                } else if cell as u8 == 1 && flags_in(cell) & ESCAPE == 0 {
+                    cells[p] = with_state(cell - 1, LOST);
+                    scratch.queue.push(p as u32);
                 } else {
-                    s.counter[p] -= 1;
-                    if s.counter[p] == 0 && s.flags[p] & ESCAPE == 0 {
-                        s.state[p] = LOST;
-                        s.queue.push(p as u32);
-                    }
+                    cells[p] = cell - 1;
                 }
-            });
+            }
         }
-        for node in 0..n {
-            self.store(&parts, node, scratch.state[node], scratch.flags[node]);
+        for (node, &cell) in cells.iter().enumerate() {
+            self.store(&parts, node, cell);
         }
         Ok(n as u64)
     }
@@ -330,8 +360,7 @@ impl SliceSolver<'_> {
         const CHUNK: usize = 1 << 14;
         let parts = self.parts(slice);
         let n = self.node_count(&parts)?;
-        let atomics = || (0..n).map(|_| AtomicU8::new(0)).collect::<Vec<_>>();
-        let (state, counter, flags) = (atomics(), atomics(), atomics());
+        let cells: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(0)).collect();
         (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .try_for_each_init(Vec::new, |moves, c| {
@@ -339,50 +368,29 @@ impl SliceSolver<'_> {
                     let (x, _, wk, bk) = self.node_kings(&parts, node);
                     let to = &parts[other_part(&parts, x)];
                     let init = self.examine(&parts[x], to, wk, bk, moves)?;
-                    state[node].store(init.state, Ordering::Relaxed);
-                    counter[node].store(init.counter, Ordering::Relaxed);
-                    flags[node].store(init.flags, Ordering::Relaxed);
+                    cells[node].store(cell_of(&init), Ordering::Relaxed);
                 }
                 progress.advance((((c + 1) * CHUNK).min(n) - c * CHUNK) as u64 / 2);
                 Ok::<(), GenError>(())
             })?;
         let mut wave: Vec<u32> = (0..n as u32)
             .into_par_iter()
-            .filter(|&i| matches!(state[i as usize].load(Ordering::Relaxed), WON | LOST))
+            .filter(|&i| matches!(state_in(cells[i as usize].load(Ordering::Relaxed)), WON | LOST))
             .collect();
         while !wave.is_empty() {
             wave = wave
                 .par_chunks(4096)
                 .flat_map_iter(|chunk| {
                     let mut next = Vec::new();
+                    let mut preds = [0u32; MAX_PREDECESSORS];
                     for &c in chunk {
-                        let lost = state[c as usize].load(Ordering::Relaxed) == LOST;
-                        self.for_each_predecessor(&parts, c as usize, |p| {
-                            let f = flags[p].load(Ordering::Relaxed);
-                            if f & CAPTURE != 0 || state[p].load(Ordering::Relaxed) != UNKNOWN {
-                                return;
+                        let lost = state_in(cells[c as usize].load(Ordering::Relaxed)) == LOST;
+                        let count = self.predecessors(&parts, c as usize, &mut preds);
+                        for &p in &preds[..count] {
+                            if settle_predecessor(&cells[p as usize], lost) {
+                                next.push(p);
                             }
-                            let settle = |code| {
-                                state[p]
-                                    .compare_exchange(
-                                        UNKNOWN,
-                                        code,
-                                        Ordering::Relaxed,
-                                        Ordering::Relaxed,
-                                    )
-                                    .is_ok()
-                            };
-                            if lost {
-                                if settle(WON) {
-                                    next.push(p as u32);
-                                }
-                            } else if counter[p].fetch_sub(1, Ordering::Relaxed) == 1
-                                && f & ESCAPE == 0
-                                && settle(LOST)
-                            {
-                                next.push(p as u32);
-                            }
-                        });
+                        }
                     }
                     next
                 })
@@ -390,25 +398,26 @@ impl SliceSolver<'_> {
         }
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             for node in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let st = state[node].load(Ordering::Relaxed);
-                self.store(&parts, node, st, flags[node].load(Ordering::Relaxed));
+                self.store(&parts, node, cells[node].load(Ordering::Relaxed));
             }
         });
         progress.advance(n as u64 - n as u64 / 2);
         Ok(n as u64)
     }
 
-    /// Stores the value of node `node` in its side's finished values.
-    fn store(&self, parts: &[Part], node: usize, state: u8, flags: u8) {
+    /// Stores the value of node `node` (its cell `cell`) in its side's
+    /// finished values.
+    fn store(&self, parts: &[Part], node: usize, cell: Cell) {
         let kings = self.sides[0].index.king_placements();
         let part = &parts[(node as u64 / kings) as usize];
-        let code = match state {
+        let code = match state_in(cell) {
             WON => Wdl::Win,
             LOST => Wdl::Loss,
             _ => Wdl::Draw,
         }
         .code();
-        self.sides[part.side].store(part.base + node as u64 % kings, code, flags & CAPTURE != 0);
+        let capture = flags_in(cell) & CAPTURE != 0;
+        self.sides[part.side].store(part.base + node as u64 % kings, code, capture);
     }
 
     /// Step 1 for one node (White to move, kings `wk`, `bk` beside the men
@@ -499,10 +508,12 @@ impl SliceSolver<'_> {
         Ok(child_view(self.rule_set, None, Material::of(&child), value).wdl)
     }
 
-    /// Calls `f` with every node from which a king move leads to node `c`:
-    /// in `c`'s frame, a Black king that slid back to where it came from.
+    /// Writes to `out` every node from which a king move leads to node `c`
+    /// (in `c`'s frame, a Black king that slid back to where it came
+    /// from); returns how many. They are listed first and visited after,
+    /// so that their cells are fetched from memory side by side.
     #[inline]
-    fn for_each_predecessor(&self, parts: &[Part], c: usize, mut f: impl FnMut(usize)) {
+    fn predecessors(&self, parts: &[Part], c: usize, out: &mut [u32; MAX_PREDECESSORS]) -> usize {
         let kings = self.sides[0].index.king_placements();
         let (x, _, wk, bk) = self.node_kings(parts, c);
         let part = &parts[x];
@@ -510,9 +521,11 @@ impl SliceSolver<'_> {
         let to = &parts[y];
         let occupied = part.men() | wk | bk;
         let to_index = &self.sides[to.side].index;
+        let first = y as u64 * kings;
         // The predecessor, stored White to move, has the flipped kings:
         // its white kings are our black kings with one moved back.
         let (their_kings, our_kings) = (dense::flip(bk), dense::flip(wk));
+        let mut count = 0;
         let mut movers = bk;
         while movers != 0 {
             let b = movers.trailing_zeros();
@@ -524,9 +537,33 @@ impl SliceSolver<'_> {
                     }
                     let before = their_kings ^ (1 << (49 - b)) ^ (1 << (49 - a));
                     let local = to_index.king_rank(to.men(), before, our_kings);
-                    f(y * kings as usize + local as usize);
+                    out[count] = (first + local) as u32;
+                    count += 1;
                 }
             }
+        }
+        count
+    }
+}
+
+/// Settles predecessor `cell` of a node that is lost (`lost`) or won, if
+/// it is not settled yet; returns whether it was settled here.
+fn settle_predecessor(cell: &AtomicU16, lost: bool) -> bool {
+    let mut v = cell.load(Ordering::Relaxed);
+    loop {
+        if state_in(v) != UNKNOWN || flags_in(v) & CAPTURE != 0 {
+            return false;
+        }
+        let new = if lost {
+            with_state(v, WON)
+        } else if v as u8 == 1 && flags_in(v) & ESCAPE == 0 {
+            with_state(v - 1, LOST)
+        } else {
+            v - 1
+        };
+        match cell.compare_exchange_weak(v, new, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return state_in(new) != UNKNOWN,
+            Err(now) => v = now,
         }
     }
 }
