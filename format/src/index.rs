@@ -256,6 +256,59 @@ impl MaterialIndex {
         wk_rank * self.black_king_placements + bk_rank
     }
 
+    /// The ranks of the king placements that differ only in where one
+    /// white king stands: the other white kings `other_white`, the black
+    /// kings `black` and the men `men` (dense masks) fixed. A retrograde walk
+    /// over one king's moves asks for these; each costs a few table reads
+    /// (see [`KingMoveRanks::rank_with`]).
+    pub fn king_move_ranks(&self, men: u64, other_white: u64, black: u64) -> KingMoveRanks {
+        let mut r = KingMoveRanks {
+            men,
+            other_white,
+            black,
+            black_king_placements: self.black_king_placements,
+            low: [0; MAX_KINGS + 1],
+            high: [0; MAX_KINGS + 1],
+            black_low: [0; MAX_KINGS + 1],
+            black_high: [0; MAX_KINGS + 1],
+        };
+        let squeeze = |sq: u32, skip: u64| sq - (skip & ((1u64 << sq) - 1)).count_ones();
+        // White: the others' squeezed places, summed below and above the
+        // slot the moving king takes.
+        let mut q = [0u32; MAX_KINGS];
+        let mut m = 0;
+        let mut w = other_white;
+        while w != 0 && m < MAX_KINGS {
+            q[m] = squeeze(w.trailing_zeros(), men);
+            w &= w - 1;
+            m += 1;
+        }
+        for j in 0..m {
+            r.low[j + 1] = r.low[j] + BINOMIAL[q[j] as usize][j + 1];
+        }
+        for j in (0..m).rev() {
+            r.high[j] = r.high[j + 1] + BINOMIAL[q[j] as usize][j + 2];
+        }
+        // Black: each king's squeezed place, one lower when the moving
+        // white king stands below it.
+        let mut base = [0u32; MAX_KINGS];
+        let mut n = 0;
+        let mut b = black;
+        while b != 0 && n < MAX_KINGS {
+            base[n] = squeeze(b.trailing_zeros(), men | other_white);
+            b &= b - 1;
+            n += 1;
+        }
+        for i in 0..n {
+            r.black_low[i + 1] = r.black_low[i] + BINOMIAL[base[i] as usize][i + 1];
+        }
+        for i in (0..n).rev() {
+            r.black_high[i] =
+                r.black_high[i + 1] + BINOMIAL[base[i].saturating_sub(1) as usize][i + 1];
+        }
+        r
+    }
+
     /// The dense masks `(white kings, black kings)` of king placement
     /// `king_rank` (< `king_placements()`) beside the men `men`.
     #[inline]
@@ -342,6 +395,44 @@ impl MaterialIndex {
     }
 }
 
+/// The most kings of one colour [`KingMoveRanks`] handles (a table has at
+/// most 10 pieces).
+const MAX_KINGS: usize = 16;
+
+/// King ranks with one white king moving, the rest fixed (from
+/// [`MaterialIndex::king_move_ranks`]).
+#[derive(Clone, Debug)]
+pub struct KingMoveRanks {
+    men: u64,
+    other_white: u64,
+    black: u64,
+    black_king_placements: u64,
+    /// `low[j]`: the colex terms of the `j` lowest other white kings.
+    low: [u64; MAX_KINGS + 1],
+    /// `high[j]`: those of the others from the `j`-th up, each one place
+    /// higher (the moving king stands below them).
+    high: [u64; MAX_KINGS + 1],
+    /// The same for the black kings, with the moving king above them...
+    black_low: [u64; MAX_KINGS + 1],
+    /// ... and below them (their squeezed places one lower).
+    black_high: [u64; MAX_KINGS + 1],
+}
+
+impl KingMoveRanks {
+    /// `king_rank(men, other_white | 1 << square, black)` for a `square`
+    /// that no other piece holds.
+    #[inline]
+    pub fn rank_with(&self, square: u32) -> u64 {
+        let below = (1u64 << square) - 1;
+        let q = square - (self.men & below).count_ones();
+        let j = (self.other_white & below).count_ones() as usize;
+        let white = self.low[j] + BINOMIAL[q as usize][j + 1] + self.high[j];
+        let t = (self.black & below).count_ones() as usize;
+        let black = self.black_low[t] + self.black_high[t];
+        white * self.black_king_placements + black
+    }
+}
+
 /// Where a position's value is stored: the material of the table and the
 /// White-to-move position inside it (the colour-flipped position when
 /// Black is to move).
@@ -374,6 +465,38 @@ mod tests {
                     assert_eq!(mask.count_ones(), k);
                     assert!(mask < 1u64 << n);
                     assert_eq!(squeezed_rank(mask, 0), r);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn king_move_ranks_agree_with_king_rank() {
+        // Every placement of the kings of a few materials, every white king
+        // moved to every free square.
+        for name in ["KK-KM", "KKM-KK", "KKK-KM", "K-KKKM", "KKKK-K"] {
+            let m: Material = name.parse().unwrap();
+            let index = MaterialIndex::new(m);
+            for i in (0..index.count()).step_by(7919) {
+                let [wm, wk, bm, bk] = index.unrank_masks(i);
+                let men = wm | bm;
+                let mut movers = wk;
+                while movers != 0 {
+                    let k = movers.trailing_zeros();
+                    movers &= movers - 1;
+                    let others = wk & !(1 << k);
+                    let ranks = index.king_move_ranks(men, others, bk);
+                    let free = !(men | others | bk) & ((1u64 << 50) - 1);
+                    let mut f = free;
+                    while f != 0 {
+                        let a = f.trailing_zeros();
+                        f &= f - 1;
+                        assert_eq!(
+                            ranks.rank_with(a),
+                            index.king_rank(men, others | 1 << a, bk),
+                            "{name} at {i}, king {k} to {a}"
+                        );
+                    }
                 }
             }
         }

@@ -37,7 +37,7 @@ pub use files::{
     read_regular, remove_partial_tables, table_dir, table_path, TABLE_EXTENSION,
 };
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
-pub use index::{binomial, table_position, MaterialIndex, UnrankCursor};
+pub use index::{binomial, table_position, KingMoveRanks, MaterialIndex, UnrankCursor};
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{block_value, wdl_code, TableReader};
 pub use value::{DistanceValue, RuleSet, ValueKind, Wdl};

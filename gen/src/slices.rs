@@ -375,7 +375,12 @@ impl SliceSolver<'_> {
             })?;
         let mut wave: Vec<u32> = (0..n as u32)
             .into_par_iter()
-            .filter(|&i| matches!(state_in(cells[i as usize].load(Ordering::Relaxed)), WON | LOST))
+            .filter(|&i| {
+                matches!(
+                    state_in(cells[i as usize].load(Ordering::Relaxed)),
+                    WON | LOST
+                )
+            })
             .collect();
         while !wave.is_empty() {
             wave = wave
@@ -530,14 +535,14 @@ impl SliceSolver<'_> {
         while movers != 0 {
             let b = movers.trailing_zeros();
             movers &= movers - 1;
+            let others = their_kings ^ (1 << (49 - b));
+            let ranks = to_index.king_move_ranks(to.men(), others, our_kings);
             for ray in &dense::RAYS[b as usize] {
                 for &a in ray.squares() {
                     if occupied >> a & 1 == 1 {
                         break;
                     }
-                    let before = their_kings ^ (1 << (49 - b)) ^ (1 << (49 - a));
-                    let local = to_index.king_rank(to.men(), before, our_kings);
-                    out[count] = (first + local) as u32;
+                    out[count] = (first + ranks.rank_with(49 - u32::from(a))) as u32;
                     count += 1;
                 }
             }
