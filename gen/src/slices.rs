@@ -361,16 +361,17 @@ impl SliceSolver<'_> {
         let parts = self.parts(slice);
         let n = self.node_count(&parts)?;
         let cells: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(0)).collect();
-        (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .try_for_each_init(Vec::new, |moves, c| {
-                for node in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                    let (x, _, wk, bk) = self.node_kings(&parts, node);
+        cells
+            .par_chunks(CHUNK)
+            .enumerate()
+            .try_for_each_init(Vec::new, |moves, (c, chunk)| {
+                for (j, cell) in chunk.iter().enumerate() {
+                    let (x, _, wk, bk) = self.node_kings(&parts, c * CHUNK + j);
                     let to = &parts[other_part(&parts, x)];
                     let init = self.examine(&parts[x], to, wk, bk, moves)?;
-                    cells[node].store(cell_of(&init), Ordering::Relaxed);
+                    cell.store(cell_of(&init), Ordering::Relaxed);
                 }
-                progress.advance((((c + 1) * CHUNK).min(n) - c * CHUNK) as u64 / 2);
+                progress.advance(chunk.len() as u64 / 2);
                 Ok::<(), GenError>(())
             })?;
         let mut wave: Vec<u32> = (0..n as u32)
@@ -401,12 +402,12 @@ impl SliceSolver<'_> {
                 })
                 .collect();
         }
-        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            for node in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                self.store(&parts, node, cells[node].load(Ordering::Relaxed));
+        cells.par_chunks(CHUNK).enumerate().for_each(|(c, chunk)| {
+            for (j, cell) in chunk.iter().enumerate() {
+                self.store(&parts, c * CHUNK + j, cell.load(Ordering::Relaxed));
             }
+            progress.advance(chunk.len() as u64 - chunk.len() as u64 / 2);
         });
-        progress.advance(n as u64 - n as u64 / 2);
         Ok(n as u64)
     }
 
