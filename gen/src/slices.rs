@@ -598,6 +598,16 @@ fn state_of(wdl: Wdl) -> u8 {
     }
 }
 
+/// Empty finished values for `material` and its mirror (one side if
+/// symmetric).
+fn pair_sides(material: Material) -> Result<Vec<PackedSide>, GenError> {
+    let mut materials = vec![material];
+    if !material.is_symmetric() {
+        materials.push(material.mirrored());
+    }
+    materials.into_iter().map(PackedSide::new).collect()
+}
+
 /// Solves `material` and its mirror slice by slice under `rule_set`,
 /// reading smaller tables through `tb`.
 pub(crate) fn solve(
@@ -618,14 +628,7 @@ fn solve_with(
     progress: &Progress,
     big: Option<bool>,
 ) -> Result<PackedPair, GenError> {
-    let mut materials = vec![material];
-    if !material.is_symmetric() {
-        materials.push(material.mirrored());
-    }
-    let sides = materials
-        .into_iter()
-        .map(PackedSide::new)
-        .collect::<Result<Vec<_>, _>>()?;
+    let sides = pair_sides(material)?;
     let solver = SliceSolver {
         tb,
         rule_set,
@@ -687,14 +690,7 @@ impl SliceGroup {
             return Ok(None);
         }
         let tb = crate::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
-        let mut materials = vec![material];
-        if !material.is_symmetric() {
-            materials.push(material.mirrored());
-        }
-        let sides = materials
-            .into_iter()
-            .map(PackedSide::new)
-            .collect::<Result<Vec<_>, _>>()?;
+        let sides = pair_sides(material)?;
         let mut groups = slice_groups(&sides);
         if which >= groups.len() {
             return Ok(None);

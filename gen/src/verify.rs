@@ -267,11 +267,7 @@ fn check_values(
             Ok(())
         })?;
     progress.finish();
-    let mut mismatches = kept.into_inner().expect("no panics while held");
-    mismatches.sort_by(|a, b| a.fen.cmp(&b.fen));
-    check.checked = checked.into_inner();
-    check.mismatch_count = found.into_inner();
-    check.mismatches = mismatches;
+    finish_check(check, checked, found, kept);
     Ok(())
 }
 
@@ -341,12 +337,22 @@ fn check_by_solving(
                 Ok(())
             },
         )?;
+    finish_check(check, checked, found, kept);
+    Ok(())
+}
+
+/// Puts the counts and the first mismatches found into `check`.
+fn finish_check(
+    check: &mut TableCheck,
+    checked: AtomicU64,
+    found: AtomicU64,
+    kept: Mutex<Vec<Mismatch>>,
+) {
     let mut mismatches = kept.into_inner().expect("no panics while held");
     mismatches.sort_by(|a, b| a.fen.cmp(&b.fen));
     check.checked = checked.into_inner();
     check.mismatch_count = found.into_inner();
     check.mismatches = mismatches;
-    Ok(())
 }
 
 /// The table value of a WLD code.
