@@ -237,6 +237,26 @@ struct Part {
     base: u64,
     white_men: u64,
     black_men: u64,
+    /// The steps White's men can make where no man blocks them (a king may
+    /// still stand in the way), worked out once per slice.
+    steps: [ManStep; MAX_STEPS],
+    step_count: usize,
+}
+
+/// The most man steps a part lists: two for each of up to 10 men (a table
+/// has at most 10 pieces; generation refuses larger materials first).
+const MAX_STEPS: usize = 20;
+
+/// One step of a White man, and where the position it leads to is stored
+/// (in the other part's side, colour-flipped), but for the kings.
+#[derive(Clone, Copy, Default)]
+struct ManStep {
+    from: u8,
+    to: u8,
+    /// The men of the position reached, stored White to move.
+    child_men: u64,
+    /// Its index with no kings placed: `men_placement * king_placements`.
+    child_base: u64,
 }
 
 impl Part {
@@ -274,17 +294,54 @@ impl SliceSolver<'_> {
             base: slice.men * kings,
             white_men,
             black_men,
+            steps: [ManStep::default(); MAX_STEPS],
+            step_count: 0,
         };
         let b = Part {
             side: other,
             base: slice.mirror_men * kings,
             white_men: dense::flip(black_men),
             black_men: dense::flip(white_men),
+            ..a
         };
-        if other == 0 && slice.men == slice.mirror_men {
+        let mut parts = if other == 0 && slice.men == slice.mirror_men {
             vec![a]
         } else {
             vec![a, b]
+        };
+        for x in 0..parts.len() {
+            let to = parts[other_part(&parts, x)];
+            self.list_steps(&mut parts[x], &to);
+        }
+        parts
+    }
+
+    /// Fills `part.steps`: its White men's steps, and where each leads in
+    /// `to`.
+    fn list_steps(&self, part: &mut Part, to: &Part) {
+        let to_index = &self.sides[to.side].index;
+        let mut men = part.white_men;
+        while men != 0 {
+            let from = men.trailing_zeros();
+            men &= men - 1;
+            for d in dense::WHITE_FORWARD {
+                let Some(&square) = dense::RAYS[from as usize][d].squares().first() else {
+                    continue;
+                };
+                if part.men() >> square & 1 == 1 {
+                    continue;
+                }
+                // A table has at most 10 pieces, so at most 9 White men.
+                debug_assert!(part.step_count < MAX_STEPS);
+                let after = dense::flip(part.white_men ^ (1 << from) ^ (1 << square));
+                part.steps[part.step_count] = ManStep {
+                    from: from as u8,
+                    to: square,
+                    child_men: to.white_men | after,
+                    child_base: to_index.rank_masks(to.white_men, 0, after, 0),
+                };
+                part.step_count += 1;
+            }
         }
     }
 
@@ -453,35 +510,26 @@ impl SliceSolver<'_> {
         let inside = dense::king_move_count(wk, occupied);
         let mut escape = false;
         let mut wins = false;
-        let mut men = wm;
-        while men != 0 {
-            let from = men.trailing_zeros();
-            men &= men - 1;
-            for d in dense::WHITE_FORWARD {
-                let Some(&to_square) = dense::RAYS[from as usize][d].squares().first() else {
-                    continue;
-                };
-                if occupied >> to_square & 1 == 1 {
-                    continue;
-                }
-                let after = wm ^ (1 << from) ^ (1 << to_square);
-                let wdl = if to_square < 5 {
-                    self.crowning_value(after, wk | 1 << to_square, bm, bk)?
-                } else {
-                    let to_side = &self.sides[to.side];
-                    let i = to_side.index.rank_masks(
-                        to.white_men,
-                        dense::flip(bk),
-                        dense::flip(after),
-                        dense::flip(wk),
-                    );
-                    Wdl::from_code(to_side.code(i)).unwrap_or(Wdl::Draw)
-                };
-                match wdl {
-                    Wdl::Loss => wins = true,
-                    Wdl::Draw => escape = true,
-                    Wdl::Win => {}
-                }
+        let to_side = &self.sides[to.side];
+        let (flipped_wk, flipped_bk) = (dense::flip(wk), dense::flip(bk));
+        for step in &part.steps[..part.step_count] {
+            if occupied >> step.to & 1 == 1 {
+                continue;
+            }
+            let wdl = if step.to < 5 {
+                let after = wm ^ (1 << step.from) ^ (1 << step.to);
+                self.crowning_value(after, wk | 1 << step.to, bm, bk)?
+            } else {
+                let i = step.child_base
+                    + to_side
+                        .index
+                        .king_rank(step.child_men, flipped_bk, flipped_wk);
+                Wdl::from_code(to_side.code(i)).unwrap_or(Wdl::Draw)
+            };
+            match wdl {
+                Wdl::Loss => wins = true,
+                Wdl::Draw => escape = true,
+                Wdl::Win => {}
             }
         }
         let state = if wins {
@@ -637,11 +685,16 @@ fn solve_with(
     let t0 = std::time::Instant::now();
     let groups = slice_groups(&sides);
     let slices: usize = groups.iter().map(Vec::len).sum();
-    // Slices this big are solved one at a time by every thread.
+    // Slices this big are solved one at a time by every thread; so are
+    // those of groups too small to keep every thread busy (a one-man
+    // material has 5 slices a group), unless tiny.
     const BIG: u64 = 1 << 23;
-    let big = big.unwrap_or(2 * sides[0].index.king_placements() > BIG);
+    const SMALL: u64 = 1 << 16;
+    let nodes = 2 * sides[0].index.king_placements();
+    let threads = rayon::current_num_threads();
     for group in groups {
-        if big {
+        let few = group.len() < 4 * threads && nodes > SMALL;
+        if big.unwrap_or(nodes > BIG || few) {
             for slice in &group {
                 solver.solve_big(slice, progress)?;
             }
