@@ -4,7 +4,7 @@ Probe tables built by draughts-tb, or build them, from Python::
 
     import draughts_tb
 
-    draughts_tb.generate("tables", pieces=4)          # about 20 s on two cores
+    draughts_tb.generate("tables", pieces=4)          # about 5 s on two cores
     tb = draughts_tb.Tablebase("tables")
     r = tb.probe("W:WK46,K47,28:BK5")
     print(r.result, r.plies, [(m.move, m.result, m.plies) for m in r.moves])
