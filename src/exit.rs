@@ -81,8 +81,8 @@ impl From<ProbeError> for CliError {
 pub fn build_hint(pieces: u32, rule_set: RuleSet) -> String {
     let cost = match pieces {
         0..=4 => "about 5 s on two cores, 1.5 MB",
-        5 => "about 3.5 min on two cores, 0.7 GiB of memory, 38 MB",
-        _ => "5 to 9 hours on two cores and up to 20 GiB of memory, projected",
+        5 => "about 3 min on two cores, 0.7 GiB of memory, 38 MB",
+        _ => "about 2 hours on two cores and 4 GiB of memory, projected",
     };
     let rules = match rule_set {
         RuleSet::Fmjd => String::new(),
