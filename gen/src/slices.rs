@@ -14,13 +14,13 @@
 //! have walked), and all slices of one advancement are independent: they run
 //! in parallel.
 //!
-//! A slice is solved in memory of its own, sized by its king placements:
+//! A slice is solved in memory of its own, one 16-bit cell per position:
 //! 1. every position is looked at once: a capture position takes its value
-//!    from smaller tables (the prober resolves the capture), a man move or a
-//!    crowning is an *exit* whose value is known, and each king move is an
-//!    edge to another position of the slice;
-//! 2. the edges are reversed and values propagate backwards from the
-//!    settled positions (a lost position makes its predecessors won; a
+//!    from smaller tables (the prober resolves the capture), a man step or a
+//!    crowning is an *exit* whose value is known, and king moves are
+//!    counted;
+//! 2. values propagate backwards from the settled positions along king
+//!    moves walked back (a lost position makes its predecessors won; a
 //!    predecessor whose every king move leads to a won position, and whose
 //!    exits all lose, is lost);
 //! 3. what is never settled is drawn, and the slice's values go into the
