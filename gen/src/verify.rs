@@ -298,7 +298,10 @@ fn check_by_solving(
         .iter()
         .find(|s| s.material == material)
         .expect("the pair holds the material");
-    let reader = format::TableReader::new(format::read_regular(path, u64::MAX)?)?;
+    // No more than the header says the file holds (it was checked just
+    // before, but may have been replaced since).
+    let length = format::read_header(path)?.file_length;
+    let reader = format::TableReader::new(format::read_regular(path, length)?)?;
     let per_block = u64::from(reader.header().positions_per_block);
     let checked = AtomicU64::new(0);
     let found = AtomicU64::new(0);
