@@ -26,12 +26,34 @@ pub fn table_path(dir: &Path, material: Material) -> PathBuf {
     dir.join(material.file_name())
 }
 
+/// The extension of distance-to-conversion files, beside the tables.
+pub const DTC_EXTENSION: &str = "dtc";
+
+/// The file of `material`'s DTC values in a rule set's folder
+/// (`KKM-K.dtc`).
+pub fn dtc_path(dir: &Path, material: Material) -> PathBuf {
+    dir.join(dtc_file_name(material))
+}
+
+/// The name of `material`'s DTC file.
+pub fn dtc_file_name(material: Material) -> String {
+    format!("{material}.{DTC_EXTENSION}")
+}
+
 /// The material a file name stands for, if it is the canonical name of a
 /// table file (`KKM-K.dtb`).
 pub fn material_of_file_name(name: &str) -> Option<Material> {
     let stem = name.strip_suffix(".dtb")?;
     let material: Material = stem.parse().ok()?;
     (material.file_name() == name).then_some(material)
+}
+
+/// The material a file name stands for, if it is the canonical name of a
+/// DTC file (`KKM-K.dtc`).
+pub fn material_of_dtc_file_name(name: &str) -> Option<Material> {
+    let stem = name.strip_suffix(".dtc")?;
+    let material: Material = stem.parse().ok()?;
+    (dtc_file_name(material) == name).then_some(material)
 }
 
 /// The materials of every table file in a rule set's folder (by name; the
@@ -46,7 +68,8 @@ pub fn list_tables(dir: &Path) -> Result<Vec<Material>, FormatError> {
     Ok(out)
 }
 
-/// Removes the temporary files (`<material>.dtb.partial`, see
+/// Removes the temporary files (`<material>.dtb.partial` and
+/// `<material>.dtc.partial`, see
 /// [`crate::temporary_path`]) that an interrupted writer left in a rule
 /// set's folder.
 pub fn remove_partial_tables(dir: &Path) -> Result<(), FormatError> {
@@ -56,7 +79,9 @@ pub fn remove_partial_tables(dir: &Path) -> Result<(), FormatError> {
             .file_name()
             .to_str()
             .and_then(|name| name.strip_suffix(".partial"))
-            .is_some_and(|stem| material_of_file_name(stem).is_some());
+            .is_some_and(|stem| {
+                material_of_file_name(stem).is_some() || material_of_dtc_file_name(stem).is_some()
+            });
         if partial {
             std::fs::remove_file(e.path()).map_err(|err| FormatError::io(&e.path(), err))?;
         }
@@ -201,5 +226,10 @@ mod tests {
         );
         assert_eq!(material_of_file_name("km-k.dtb"), None);
         assert_eq!(material_of_file_name("KM-K.dtb.partial"), None);
+        assert_eq!(
+            material_of_dtc_file_name("KM-K.dtc"),
+            Some("KM-K".parse().unwrap())
+        );
+        assert_eq!(material_of_dtc_file_name("KM-K.dtb"), None);
     }
 }

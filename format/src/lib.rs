@@ -33,14 +33,15 @@ pub use draw_counter::{
 };
 pub use error::{FormatError, MaterialError};
 pub use files::{
-    check_table_file, list_tables, material_of_file_name, open_regular, read_chunks, read_header,
-    read_regular, remove_partial_tables, table_dir, table_path, TABLE_EXTENSION,
+    check_table_file, dtc_file_name, dtc_path, list_tables, material_of_dtc_file_name,
+    material_of_file_name, open_regular, read_chunks, read_header, read_regular,
+    remove_partial_tables, table_dir, table_path, DTC_EXTENSION, TABLE_EXTENSION,
 };
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
 pub use index::{binomial, table_position, KingMoveRanks, MaterialIndex, UnrankCursor};
 pub use material::{Material, MAX_PIECES_PER_SIDE};
-pub use reader::{block_value, wdl_code, TableReader};
-pub use value::{DistanceValue, RuleSet, ValueKind, Wdl};
+pub use reader::{wdl_code, TableReader};
+pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};
 pub use writer::{
     sync_parent, temporary_path, TableSpec, TableWriter, DEFAULT_DISTANCE_BLOCK, DEFAULT_LEVEL,
     DEFAULT_WDL_BLOCK,

@@ -6,7 +6,7 @@ use bitvec::prelude::{BitSlice, Lsb0};
 
 use crate::error::FormatError;
 use crate::header::{Header, HEADER_LEN};
-use crate::value::{DistanceValue, ValueKind, Wdl};
+use crate::value::ValueKind;
 
 /// A validated table over its bytes.
 #[derive(Debug)]
@@ -191,7 +191,7 @@ impl<B: AsRef<[u8]>> TableReader<B> {
                     let codes = BitSlice::<u8, Lsb0>::from_slice(&raw);
                     out.extend(codes.chunks_exact(2).take(n).map(|c| c.load_le::<u8>()));
                 }
-                ValueKind::Distance => out.extend_from_slice(&raw[..n]),
+                ValueKind::Distance | ValueKind::Dtc => out.extend_from_slice(&raw[..n]),
             }
         }
         Ok(out)
@@ -206,15 +206,3 @@ pub fn wdl_code(raw: &[u8], i: usize) -> u8 {
     (raw[i / 4] >> (2 * (i % 4))) & 3
 }
 
-/// The value of position `i` of a decoded block, as a distance value
-/// (WLD tables give distance 0).
-#[inline]
-pub fn block_value(kind: ValueKind, raw: &[u8], i: usize) -> DistanceValue {
-    match kind {
-        ValueKind::Wdl => DistanceValue {
-            wdl: Wdl::from_code(wdl_code(raw, i)).unwrap_or(Wdl::Draw),
-            plies: 0,
-        },
-        ValueKind::Distance => DistanceValue::decode(raw[i]),
-    }
-}

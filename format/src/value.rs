@@ -190,6 +190,9 @@ pub enum ValueKind {
     Wdl,
     /// One byte: result and distance.
     Distance,
+    /// One byte: the distance to conversion of a won or lost position (see
+    /// [`Dtc`]); the result itself is in the material's main table.
+    Dtc,
 }
 
 impl ValueKind {
@@ -198,6 +201,7 @@ impl ValueKind {
         match self {
             ValueKind::Wdl => 0,
             ValueKind::Distance => 1,
+            ValueKind::Dtc => 2,
         }
     }
 
@@ -206,6 +210,7 @@ impl ValueKind {
         match code {
             0 => Some(ValueKind::Wdl),
             1 => Some(ValueKind::Distance),
+            2 => Some(ValueKind::Dtc),
             _ => None,
         }
     }
@@ -214,16 +219,45 @@ impl ValueKind {
     pub const fn raw_len(self, positions: u64) -> u64 {
         match self {
             ValueKind::Wdl => positions.div_ceil(4),
-            ValueKind::Distance => positions,
+            ValueKind::Distance | ValueKind::Dtc => positions,
         }
     }
 
-    /// `"wld"` or `"distance"`.
+    /// `"wld"`, `"distance"` or `"dtc"`.
     pub const fn name(self) -> &'static str {
         match self {
             ValueKind::Wdl => "wld",
             ValueKind::Distance => "distance",
+            ValueKind::Dtc => "dtc",
         }
+    }
+}
+
+/// The DTC byte of a DTC of 255 plies or more.
+pub const DTC_SATURATED: u8 = 255;
+
+/// The byte a DTC file stores for a DTC of `plies`.
+///
+/// Distance to conversion (DTC), in plies: how many plies, counting the
+/// conversion itself, until the next capture or man move (a crowning is a
+/// man move) on the best path that keeps the result: the winner takes the
+/// shortest, the loser the longest; either side's conversion counts. The
+/// end of the game counts as a conversion: a position whose side to move
+/// has no move has DTC 0, and a capture position (every move converts)
+/// DTC 1. Draws have none.
+///
+/// Inside the counted endings the result a path must keep is the result
+/// with a freshly entered count, and the DTC counts plies as if the count
+/// did not run out first; whether it does is what the ending's distance
+/// (the counter threshold) says. Elsewhere the count plays no part.
+///
+/// A DTC file stores one byte per position: the DTC, or [`DTC_SATURATED`]
+/// for 255 plies or more; draws and capture positions hold "don't care".
+pub const fn dtc_byte(plies: u32) -> u8 {
+    if plies >= DTC_SATURATED as u32 {
+        DTC_SATURATED
+    } else {
+        plies as u8
     }
 }
 

@@ -46,7 +46,7 @@ impl TableSpec {
             value_kind,
             positions_per_block: match value_kind {
                 ValueKind::Wdl => DEFAULT_WDL_BLOCK,
-                ValueKind::Distance => DEFAULT_DISTANCE_BLOCK,
+                ValueKind::Distance | ValueKind::Dtc => DEFAULT_DISTANCE_BLOCK,
             },
             level: DEFAULT_LEVEL,
         }
@@ -120,7 +120,7 @@ impl TableWriter {
             written: 0,
             last: match spec.value_kind {
                 ValueKind::Wdl => 1,
-                ValueKind::Distance => 0,
+                ValueKind::Distance | ValueKind::Dtc => 0,
             },
             compressor,
             finished: false,
@@ -147,7 +147,7 @@ impl TableWriter {
                 self.codes.resize(at + 2, false);
                 self.codes[at..].store_le::<u8>(v);
             }
-            ValueKind::Distance => self.raw.push(v),
+            ValueKind::Distance | ValueKind::Dtc => self.raw.push(v),
         }
         self.last = v;
         self.written += 1;

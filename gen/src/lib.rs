@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use error::GenError;
-use format::{value_kind, Material, MaterialIndex, RuleSet, TableStats};
+use format::{value_kind, Material, MaterialIndex, RuleSet, TableStats, ValueKind};
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::{Progress, SetProgress};
 pub use slices::SliceGroup;
@@ -63,6 +63,9 @@ pub struct GenOptions {
     /// `false` solves every material whole, as the first solver did (kept
     /// as a reference: the tables are the same).
     pub slices: bool,
+    /// Also write each material's distances to conversion (`.dtc` files
+    /// beside the tables; see `format::dtc_byte`).
+    pub dtc: bool,
 }
 
 impl GenOptions {
@@ -79,6 +82,7 @@ impl GenOptions {
             queue_bytes: 2 << 30,
             preload_bytes: 2 << 30,
             slices: true,
+            dtc: false,
         }
     }
 }
@@ -105,6 +109,8 @@ pub struct BuiltTable {
 pub struct GenReport {
     /// Tables written by this run.
     pub built: Vec<BuiltTable>,
+    /// DTC files written by this run (with `GenOptions::dtc`).
+    pub dtc_built: Vec<BuiltTable>,
     /// Materials whose valid tables were already there.
     pub skipped: Vec<Material>,
     /// Wall time.
@@ -190,6 +196,22 @@ impl Solved {
         }
     }
 
+    /// Writes side `k`'s DTC file to `dir`; the pair must have been
+    /// solved with DTC values (see [`with_dtc`]).
+    fn write_dtc(
+        &self,
+        k: usize,
+        dir: &Path,
+        rule_set: RuleSet,
+    ) -> Result<(PathBuf, TableStats), GenError> {
+        match self {
+            Solved::Slices(p) if p.sides[k].has_dtc() => {
+                output::write_dtc_side(&p.sides[k], dir, rule_set)
+            }
+            _ => Err(GenError::Internal("no DTC values were found".into())),
+        }
+    }
+
     /// Writes side `k`'s table to `dir`.
     fn write(
         &self,
@@ -202,6 +224,48 @@ impl Solved {
             Solved::Slices(p) => output::write_packed_side(&p.sides[k], dir, rule_set),
         }
     }
+}
+
+/// The DTC values of a pair the whole-material solver solved: its
+/// results (with a freshly entered count, in a counted ending) are taken as
+/// known, and the slices are walked once more for the distances.
+fn with_dtc(
+    solved: &solver::Solved,
+    tb: &Tablebase,
+    rule_set: RuleSet,
+    progress: &Progress,
+) -> Result<slices::PackedPair, GenError> {
+    let material = solved.sides[0].material;
+    let class = material.counted_ending();
+    let sides = slices::pair_sides(material, true)?;
+    for (side, whole) in sides.iter().zip(&solved.sides) {
+        for i in 0..whole.len() {
+            if whole.exit(i) == solver::CAPTURE {
+                continue;
+            }
+            let (wdl, plies) = solver::decode_state(whole.state(i));
+            let value = format::TableValue {
+                wdl,
+                distance: (wdl != format::Wdl::Draw).then_some(plies.min(255) as u8),
+            };
+            side.store(i as u64, value.wdl_with(rule_set, class, None).code(), false);
+        }
+    }
+    slices::solve_dtc_of_known(tb, rule_set, sides, progress)
+}
+
+/// Whether `material`'s files under `dir` are all there and valid: its
+/// table, and its DTC file if `dtc`.
+fn files_are_valid(dir: &Path, material: Material, rule_set: RuleSet, dtc: bool) -> bool {
+    table_is_valid(&dir.join(material.file_name()), material, rule_set)
+        && (!dtc || dtc_is_valid(dir, material, rule_set))
+}
+
+/// Whether `material`'s DTC file in `dir` is complete and valid.
+pub fn dtc_is_valid(dir: &Path, material: Material, rule_set: RuleSet) -> bool {
+    format::check_table_file(&format::dtc_path(dir, material)).is_ok_and(|h| {
+        h.material == material && h.rule_set == rule_set && h.value_kind == ValueKind::Dtc
+    })
 }
 
 /// Builds the tables `options` asks for; skips those already present and
@@ -254,8 +318,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         .iter()
         .filter(|m| {
             // A pair is solved whole when either of its tables is missing.
-            let missing =
-                |x: Material| !table_is_valid(&dir.join(x.file_name()), x, options.rule_set);
+            let missing = |x: Material| !files_are_valid(&dir, x, options.rule_set, options.dtc);
             missing(**m) || (materials.contains(&m.mirrored()) && missing(m.mirrored()))
         })
         .map(|m| MaterialIndex::new(*m).count())
@@ -273,7 +336,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         let missing: Vec<Material> = pair
             .iter()
             .copied()
-            .filter(|x| !table_is_valid(&dir.join(x.file_name()), *x, options.rule_set))
+            .filter(|x| !files_are_valid(&dir, *x, options.rule_set, options.dtc))
             .collect();
         if missing.is_empty() {
             report.skipped.extend(pair);
@@ -291,7 +354,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
             options.preload_bytes,
         )?;
         let solved = if options.slices && slices::uses_slices(m) {
-            Solved::Slices(slices::solve(&tb, options.rule_set, m, &progress)?)
+            Solved::Slices(slices::solve(&tb, options.rule_set, m, &progress, options.dtc)?)
         } else {
             Solved::Whole(solver::solve(
                 &tb,
@@ -301,9 +364,33 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
                 queue_budget,
             )?)
         };
+        let dtc = match (&solved, options.dtc) {
+            (Solved::Whole(whole), true) => Some(Solved::Slices(with_dtc(
+                whole,
+                &tb,
+                options.rule_set,
+                &progress,
+            )?)),
+            (Solved::Slices(_), true) => None,
+            (_, false) => None,
+        };
         progress.message("writing");
         let seconds = pair_start.elapsed().as_secs_f64();
         for (k, material) in solved.materials().into_iter().enumerate() {
+            if options.dtc && !dtc_is_valid(&dir, material, options.rule_set) {
+                let (path, stats) = dtc
+                    .as_ref()
+                    .unwrap_or(&solved)
+                    .write_dtc(k, &dir, options.rule_set)?;
+                report.dtc_built.push(BuiltTable {
+                    material,
+                    bytes: std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0),
+                    path,
+                    positions: MaterialIndex::new(material).count(),
+                    stats,
+                    seconds,
+                });
+            }
             // Another process may have made it meanwhile; never rewrite.
             let path = dir.join(material.file_name());
             if !missing.contains(&material) || table_is_valid(&path, material, options.rule_set) {

@@ -58,7 +58,7 @@ pub(crate) fn write_side(
         let (wdl, plies) = decode_state(side.state(i));
         let code = match kind {
             ValueKind::Wdl => wdl.code(),
-            ValueKind::Distance => DistanceValue {
+            ValueKind::Distance | ValueKind::Dtc => DistanceValue {
                 wdl,
                 plies: plies as u8,
             }
@@ -192,4 +192,93 @@ fn filled_block(side: &PackedSide, start: u64, end: u64, mut last: u8) -> Vec<u8
     }
     raw.truncate((end - start).div_ceil(4) as usize);
     raw
+}
+
+/// Writes the DTC file of one side of a pair to `dir`, atomically: a byte
+/// per position (blocks filled and compressed in parallel). Draws and
+/// capture positions hold the byte before them in the block (they are
+/// never read), which compresses best. The header's statistics count the
+/// results, and its longest win and loss are the largest DTC values.
+pub(crate) fn write_dtc_side(
+    side: &PackedSide,
+    dir: &Path,
+    rule_set: RuleSet,
+) -> Result<(PathBuf, TableStats), GenError> {
+    let spec = TableSpec::new(side.material, rule_set, ValueKind::Dtc);
+    let per_block = u64::from(spec.positions_per_block);
+    let blocks = side.len().div_ceil(per_block);
+    let path = format::dtc_path(dir, side.material);
+    let mut writer = TableWriter::create(&path, spec)?;
+    let mut stats = TableStats::default();
+    const BATCH: u64 = 64;
+    for first in (0..blocks).step_by(BATCH as usize) {
+        let batch = first..(first + BATCH).min(blocks);
+        let compressed: Vec<(Vec<u8>, u64, TableStats)> = batch
+            .into_par_iter()
+            .map_init(
+                || zstd::bulk::Compressor::new(spec.level),
+                |compressor, b| {
+                    let start = b * per_block;
+                    let end = (start + per_block).min(side.len());
+                    let (raw, block_stats) = dtc_block(side, start, end);
+                    let compressor = compressor.as_mut().map_err(|e| io_error(&path, e))?;
+                    let bytes = compressor.compress(&raw).map_err(|e| io_error(&path, &e))?;
+                    Ok((bytes, end - start, block_stats))
+                },
+            )
+            .collect::<Result<_, GenError>>()?;
+        for (bytes, positions, block_stats) in compressed {
+            writer.push_compressed_block(&bytes, positions)?;
+            add_stats(&mut stats, &block_stats);
+        }
+    }
+    let path = writer.finish(stats)?;
+    Ok((path, stats))
+}
+
+/// The DTC bytes of positions `start..end`, and their statistics.
+fn dtc_block(side: &PackedSide, start: u64, end: u64) -> (Vec<u8>, TableStats) {
+    let mut raw = Vec::with_capacity((end - start) as usize);
+    let mut stats = TableStats::default();
+    let mut last = 0;
+    for i in start..end {
+        let wdl = Wdl::from_code(side.code(i)).unwrap_or(Wdl::Draw);
+        let longest = match wdl {
+            Wdl::Win => {
+                stats.win += 1;
+                &mut stats.longest_win
+            }
+            Wdl::Loss => {
+                stats.loss += 1;
+                &mut stats.longest_loss
+            }
+            Wdl::Draw => {
+                stats.draw += 1;
+                raw.push(last);
+                continue;
+            }
+        };
+        if side.is_capture(i) {
+            raw.push(last);
+            continue;
+        }
+        last = side.dtc(i);
+        *longest = Some(longest.unwrap_or(0).max(u32::from(last)));
+        raw.push(last);
+    }
+    (raw, stats)
+}
+
+fn add_stats(total: &mut TableStats, part: &TableStats) {
+    total.win += part.win;
+    total.draw += part.draw;
+    total.loss += part.loss;
+    for (t, p) in [
+        (&mut total.longest_win, part.longest_win),
+        (&mut total.longest_loss, part.longest_loss),
+    ] {
+        if let Some(p) = p {
+            *t = Some(t.unwrap_or(0).max(p));
+        }
+    }
 }

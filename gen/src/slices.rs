@@ -34,12 +34,12 @@
 //! 4 pieces) keep distances and are solved whole by [`crate::solver`].
 //! `docs/SLICES.md` describes the unit of work and the memory it takes.
 
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 
-use format::{child_view, Material, MaterialIndex, RuleSet, Wdl};
+use format::{child_view, dtc_byte, Material, MaterialIndex, RuleSet, Wdl};
 use probe::Tablebase;
 use rayon::prelude::*;
-use rules::{Color, Move, Position};
+use rules::{Color, CountedEnding, Move, Position};
 
 use crate::dense;
 use crate::error::GenError;
@@ -51,7 +51,8 @@ pub(crate) fn uses_slices(material: Material) -> bool {
 }
 
 /// The finished values of one side of a pair: a WLD code per position (2
-/// bits, 32 positions a word) and a capture mark (1 bit).
+/// bits, 32 positions a word), a capture mark (1 bit) and, when asked for,
+/// a DTC byte (see `format::dtc_byte`).
 pub(crate) struct PackedSide {
     /// The material (White to move).
     pub(crate) material: Material,
@@ -59,10 +60,12 @@ pub(crate) struct PackedSide {
     pub(crate) index: MaterialIndex,
     codes: Vec<AtomicU64>,
     captures: Vec<AtomicU64>,
+    /// Empty when no DTC is wanted.
+    dtc: Vec<AtomicU8>,
 }
 
 impl PackedSide {
-    fn new(material: Material) -> Result<PackedSide, GenError> {
+    fn new(material: Material, with_dtc: bool) -> Result<PackedSide, GenError> {
         let index = MaterialIndex::new(material);
         let n = usize::try_from(index.count()).map_err(|_| GenError::TooLarge(material))?;
         Ok(PackedSide {
@@ -70,7 +73,31 @@ impl PackedSide {
             index,
             codes: (0..n.div_ceil(32)).map(|_| AtomicU64::new(0)).collect(),
             captures: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            dtc: if with_dtc {
+                (0..n).map(|_| AtomicU8::new(0)).collect()
+            } else {
+                Vec::new()
+            },
         })
+    }
+
+    /// Whether DTC values are kept.
+    pub(crate) fn has_dtc(&self) -> bool {
+        !self.dtc.is_empty()
+    }
+
+    /// The DTC byte of position `i` (meaningful for decided positions that
+    /// are not capture positions).
+    #[inline]
+    pub(crate) fn dtc(&self, i: u64) -> u8 {
+        self.dtc[i as usize].load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn store_dtc(&self, i: u64, level: u32) {
+        if let Some(cell) = self.dtc.get(i as usize) {
+            cell.store(dtc_byte(level), Ordering::Relaxed);
+        }
     }
 
     /// Number of positions.
@@ -102,7 +129,7 @@ impl PackedSide {
 
     /// Records the value of position `i` (written once; slices running
     /// side by side may share a word, hence the atomic `or`).
-    fn store(&self, i: u64, code: u8, capture: bool) {
+    pub(crate) fn store(&self, i: u64, code: u8, capture: bool) {
         let bits = u64::from(code) << (2 * (i % 32));
         if bits != 0 {
             self.codes[(i / 32) as usize].fetch_or(bits, Ordering::Relaxed);
@@ -266,19 +293,35 @@ impl Part {
 }
 
 /// Per-thread memory of slice solves, reused from slice to slice: a cell
-/// per node, and the nodes settled but not yet propagated.
+/// per node, and the nodes settled but not yet propagated: those of the
+/// level being walked and those of the next.
 #[derive(Default)]
 pub(crate) struct SliceScratch {
     moves: Vec<Move>,
     cells: Vec<Cell>,
     queue: Vec<u32>,
+    next: Vec<u32>,
 }
 
 /// Solves the slices of one pair, writing into `sides`.
+///
+/// Values propagate level by level, so the level at which a node settles
+/// is its distance to conversion: a seed settles at level 1 (a capture
+/// position, a win by a man move or crowning, a loss whose moves are all
+/// such exits) or 0 (no move at all), and a node settled from a node of
+/// level `t` gets `t + 1`: a win by its first lost successor (the nearest),
+/// a loss by its last won one (the farthest).
 pub(crate) struct SliceSolver<'a> {
     pub(crate) tb: &'a Tablebase,
     pub(crate) rule_set: RuleSet,
     pub(crate) sides: &'a [PackedSide],
+    /// The counted ending of the pair, if it is one.
+    pub(crate) class: Option<CountedEnding>,
+    /// Labels mode: the results are known already (written in `sides`
+    /// beforehand) and the solve finds only distances to conversion (used
+    /// for the counted endings, whose results the whole-material solver
+    /// finds); a result that comes out different is an error.
+    pub(crate) labels: bool,
 }
 
 impl SliceSolver<'_> {
@@ -370,40 +413,53 @@ impl SliceSolver<'_> {
         let parts = self.parts(slice);
         let n = self.node_count(&parts)?;
         scratch.cells.clear();
-        for node in 0..n {
-            let (x, _, wk, bk) = self.node_kings(&parts, node);
-            let to = &parts[other_part(&parts, x)];
-            let init = self.examine(&parts[x], to, wk, bk, &mut scratch.moves)?;
-            scratch.cells.push(cell_of(&init));
-        }
-        let cells = &mut scratch.cells;
         scratch.queue.clear();
-        scratch
-            .queue
-            .extend((0..n as u32).filter(|&i| matches!(state_in(cells[i as usize]), WON | LOST)));
-        let mut preds = [0u32; MAX_PREDECESSORS];
-        while let Some(c) = scratch.queue.pop() {
-            let lost = state_in(cells[c as usize]) == LOST;
-            let count = self.predecessors(&parts, c as usize, &mut preds);
-            for &p in &preds[..count] {
-                let p = p as usize;
-                let cell = cells[p];
-                if state_in(cell) != UNKNOWN || flags_in(cell) & CAPTURE != 0 {
-                    continue;
-                }
-                if lost {
-                    cells[p] = with_state(cell, WON);
-                    scratch.queue.push(p as u32);
-                } else if cell as u8 == 1 && flags_in(cell) & ESCAPE == 0 {
-                    cells[p] = with_state(cell - 1, LOST);
-                    scratch.queue.push(p as u32);
-                } else {
-                    cells[p] = cell - 1;
+        scratch.next.clear();
+        for node in 0..n {
+            let init = self.examine_node(&parts, node, &mut scratch.moves)?;
+            scratch.cells.push(cell_of(&init));
+            if matches!(init.state, WON | LOST) {
+                self.store_dtc(&parts, node, u32::from(init.level));
+                match init.level {
+                    0 => scratch.queue.push(node as u32),
+                    _ => scratch.next.push(node as u32),
                 }
             }
         }
+        let cells = &mut scratch.cells;
+        let mut preds = [0u32; MAX_PREDECESSORS];
+        let mut level = 0;
+        loop {
+            for &c in &scratch.queue {
+                let lost = state_in(cells[c as usize]) == LOST;
+                let count = self.predecessors(&parts, c as usize, &mut preds);
+                for &p in &preds[..count] {
+                    let p = p as usize;
+                    let cell = cells[p];
+                    if state_in(cell) != UNKNOWN || flags_in(cell) & CAPTURE != 0 {
+                        continue;
+                    }
+                    if lost {
+                        cells[p] = with_state(cell, WON);
+                    } else if cell as u8 == 1 && flags_in(cell) & ESCAPE == 0 {
+                        cells[p] = with_state(cell - 1, LOST);
+                    } else {
+                        cells[p] = cell - 1;
+                        continue;
+                    }
+                    scratch.next.push(p as u32);
+                    self.store_dtc(&parts, p, level + 1);
+                }
+            }
+            if scratch.next.is_empty() {
+                break;
+            }
+            std::mem::swap(&mut scratch.queue, &mut scratch.next);
+            scratch.next.clear();
+            level += 1;
+        }
         for (node, &cell) in cells.iter().enumerate() {
-            self.store(&parts, node, cell);
+            self.store(&parts, node, cell)?;
         }
         Ok(n as u64)
     }
@@ -418,29 +474,43 @@ impl SliceSolver<'_> {
         let parts = self.parts(slice);
         let n = self.node_count(&parts)?;
         let cells: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(0)).collect();
+        // Seeds at level 1 are marked by their DTC byte until their wave.
+        let level_one: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
         cells
             .par_chunks(CHUNK)
             .enumerate()
             .try_for_each_init(Vec::new, |moves, (c, chunk)| {
                 for (j, cell) in chunk.iter().enumerate() {
-                    let (x, _, wk, bk) = self.node_kings(&parts, c * CHUNK + j);
-                    let to = &parts[other_part(&parts, x)];
-                    let init = self.examine(&parts[x], to, wk, bk, moves)?;
+                    let node = c * CHUNK + j;
+                    let init = self.examine_node(&parts, node, moves)?;
                     cell.store(cell_of(&init), Ordering::Relaxed);
+                    if matches!(init.state, WON | LOST) {
+                        self.store_dtc(&parts, node, u32::from(init.level));
+                        level_one[node].store(init.level, Ordering::Relaxed);
+                    }
                 }
                 progress.advance(chunk.len() as u64 / 2);
                 Ok::<(), GenError>(())
             })?;
-        let mut wave: Vec<u32> = (0..n as u32)
-            .into_par_iter()
-            .filter(|&i| {
-                matches!(
-                    state_in(cells[i as usize].load(Ordering::Relaxed)),
-                    WON | LOST
-                )
-            })
-            .collect();
-        while !wave.is_empty() {
+        let seeds = |level: u8| -> Vec<u32> {
+            (0..n as u32)
+                .into_par_iter()
+                .filter(|&i| {
+                    matches!(
+                        state_in(cells[i as usize].load(Ordering::Relaxed)),
+                        WON | LOST
+                    ) && level_one[i as usize].load(Ordering::Relaxed) == level
+                })
+                .collect()
+        };
+        let mut wave = seeds(0);
+        let mut later = Some(seeds(1));
+        drop(level_one);
+        let mut level = 0;
+        loop {
+            if wave.is_empty() && later.is_none() {
+                break;
+            }
             wave = wave
                 .par_chunks(4096)
                 .flat_map_iter(|chunk| {
@@ -458,19 +528,29 @@ impl SliceSolver<'_> {
                     next
                 })
                 .collect();
-        }
-        cells.par_chunks(CHUNK).enumerate().for_each(|(c, chunk)| {
-            for (j, cell) in chunk.iter().enumerate() {
-                self.store(&parts, c * CHUNK + j, cell.load(Ordering::Relaxed));
+            level += 1;
+            wave.par_iter()
+                .for_each(|&p| self.store_dtc(&parts, p as usize, level));
+            if let Some(seeds) = later.take() {
+                wave.extend(seeds);
             }
-            progress.advance(chunk.len() as u64 - chunk.len() as u64 / 2);
-        });
+        }
+        cells
+            .par_chunks(CHUNK)
+            .enumerate()
+            .try_for_each(|(c, chunk)| {
+                for (j, cell) in chunk.iter().enumerate() {
+                    self.store(&parts, c * CHUNK + j, cell.load(Ordering::Relaxed))?;
+                }
+                progress.advance(chunk.len() as u64 - chunk.len() as u64 / 2);
+                Ok::<(), GenError>(())
+            })?;
         Ok(n as u64)
     }
 
     /// Stores the value of node `node` (its cell `cell`) in its side's
-    /// finished values.
-    fn store(&self, parts: &[Part], node: usize, cell: Cell) {
+    /// finished values. In labels mode, checks it against the known one.
+    fn store(&self, parts: &[Part], node: usize, cell: Cell) -> Result<(), GenError> {
         let kings = self.sides[0].index.king_placements();
         let part = &parts[(node as u64 / kings) as usize];
         let code = match state_in(cell) {
@@ -480,7 +560,63 @@ impl SliceSolver<'_> {
         }
         .code();
         let capture = flags_in(cell) & CAPTURE != 0;
-        self.sides[part.side].store(part.base + node as u64 % kings, code, capture);
+        let side = &self.sides[part.side];
+        let i = part.base + node as u64 % kings;
+        if self.labels && !capture && side.code(i) != code {
+            return Err(GenError::Internal(format!(
+                "{}: position {i} solves to WLD code {code}, its table says {}",
+                side.material,
+                side.code(i)
+            )));
+        }
+        side.store(i, code, capture);
+        Ok(())
+    }
+
+    /// Records that node `node` settled at `level`: its DTC.
+    #[inline]
+    fn store_dtc(&self, parts: &[Part], node: usize, level: u32) {
+        let kings = self.sides[0].index.king_placements();
+        let part = &parts[(node as u64 / kings) as usize];
+        self.sides[part.side].store_dtc(part.base + node as u64 % kings, level);
+    }
+
+    /// Step 1 for node `node`, with its known result applied in labels
+    /// mode.
+    fn examine_node(
+        &self,
+        parts: &[Part],
+        node: usize,
+        moves: &mut Vec<Move>,
+    ) -> Result<NodeInit, GenError> {
+        let (x, k, wk, bk) = self.node_kings(parts, node);
+        let to = &parts[other_part(parts, x)];
+        let init = self.examine(&parts[x], to, wk, bk, moves)?;
+        if !self.labels || init.flags & CAPTURE != 0 {
+            return Ok(init);
+        }
+        let part = &parts[x];
+        let side = &self.sides[part.side];
+        let i = part.base + k;
+        match (Wdl::from_code(side.code(i)), init.state) {
+            (Some(Wdl::Draw), _) => Ok(NodeInit {
+                state: DRAWN,
+                ..init
+            }),
+            (Some(Wdl::Win), WON) => Ok(init),
+            // Never lost: it waits for a lost successor.
+            (Some(Wdl::Win), UNKNOWN) => Ok(NodeInit {
+                flags: init.flags | ESCAPE,
+                ..init
+            }),
+            (Some(Wdl::Loss), LOST) => Ok(init),
+            (Some(Wdl::Loss), UNKNOWN) if init.flags & ESCAPE == 0 => Ok(init),
+            _ => Err(GenError::Internal(format!(
+                "{}: position {i} has WLD code {}, which its moves cannot give",
+                side.material,
+                side.code(i)
+            ))),
+        }
     }
 
     /// Step 1 for one node (White to move, kings `wk`, `bk` beside the men
@@ -502,20 +638,23 @@ impl SliceSolver<'_> {
             pos.generate_moves(moves);
             let value = self.tb.probe_capture(&pos, moves)?;
             return Ok(NodeInit {
-                state: state_of(value.wdl),
+                state: state_of(value.wdl_with(self.rule_set, self.class, None)),
                 counter: 0,
                 flags: CAPTURE,
+                level: 1,
             });
         }
         let inside = dense::king_move_count(wk, occupied);
         let mut escape = false;
         let mut wins = false;
+        let mut exits = 0;
         let to_side = &self.sides[to.side];
         let (flipped_wk, flipped_bk) = (dense::flip(wk), dense::flip(bk));
         for step in &part.steps[..part.step_count] {
             if occupied >> step.to & 1 == 1 {
                 continue;
             }
+            exits += 1;
             let wdl = if step.to < 5 {
                 let after = wm ^ (1 << step.from) ^ (1 << step.to);
                 self.crowning_value(after, wk | 1 << step.to, bm, bk)?
@@ -550,6 +689,8 @@ impl SliceSolver<'_> {
             counter: u8::try_from(inside)
                 .map_err(|_| GenError::Internal("more than 255 king moves".into()))?,
             flags: if escape { ESCAPE } else { 0 },
+            // No move at all ends the game: DTC 0.
+            level: u8::from(inside + exits > 0),
         })
     }
 
@@ -627,6 +768,8 @@ struct NodeInit {
     state: u8,
     counter: u8,
     flags: u8,
+    /// The DTC of a node settled here: 1, or 0 when it has no move.
+    level: u8,
 }
 
 /// The part that the moves of part `x`'s nodes lead into.
@@ -647,40 +790,61 @@ fn state_of(wdl: Wdl) -> u8 {
 }
 
 /// Empty finished values for `material` and its mirror (one side if
-/// symmetric).
-fn pair_sides(material: Material) -> Result<Vec<PackedSide>, GenError> {
+/// symmetric), with room for DTC values if `with_dtc`.
+pub(crate) fn pair_sides(material: Material, with_dtc: bool) -> Result<Vec<PackedSide>, GenError> {
     let mut materials = vec![material];
     if !material.is_symmetric() {
         materials.push(material.mirrored());
     }
-    materials.into_iter().map(PackedSide::new).collect()
+    materials
+        .into_iter()
+        .map(|m| PackedSide::new(m, with_dtc))
+        .collect()
 }
 
 /// Solves `material` and its mirror slice by slice under `rule_set`,
-/// reading smaller tables through `tb`.
+/// reading smaller tables through `tb`; with DTC values if `with_dtc`.
 pub(crate) fn solve(
     tb: &Tablebase,
     rule_set: RuleSet,
     material: Material,
     progress: &Progress,
+    with_dtc: bool,
 ) -> Result<PackedPair, GenError> {
-    solve_with(tb, rule_set, material, progress, None)
+    let sides = pair_sides(material, with_dtc)?;
+    solve_with(tb, rule_set, sides, false, progress, None)
 }
 
-/// [`solve`], with every slice solved by all threads together (`Some(true)`),
+/// Finds the DTC values of a pair whose results are known: `sides` hold
+/// them (WLD codes) and room for DTC values. Used for the counted endings;
+/// any result its moves do not give is an error.
+pub(crate) fn solve_dtc_of_known(
+    tb: &Tablebase,
+    rule_set: RuleSet,
+    sides: Vec<PackedSide>,
+    progress: &Progress,
+) -> Result<PackedPair, GenError> {
+    solve_with(tb, rule_set, sides, true, progress, None)
+}
+
+/// Solves the pair of `sides` (see [`SliceSolver::labels`] for `labels`),
+/// with every slice solved by all threads together (`big`: `Some(true)`),
 /// each by one thread (`Some(false)`), or as its size says (`None`).
 fn solve_with(
     tb: &Tablebase,
     rule_set: RuleSet,
-    material: Material,
+    sides: Vec<PackedSide>,
+    labels: bool,
     progress: &Progress,
     big: Option<bool>,
 ) -> Result<PackedPair, GenError> {
-    let sides = pair_sides(material)?;
+    let material = sides[0].material;
     let solver = SliceSolver {
         tb,
         rule_set,
         sides: &sides,
+        class: material.counted_ending(),
+        labels,
     };
     let t0 = std::time::Instant::now();
     let groups = slice_groups(&sides);
@@ -743,7 +907,7 @@ impl SliceGroup {
             return Ok(None);
         }
         let tb = crate::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
-        let sides = pair_sides(material)?;
+        let sides = pair_sides(material, false)?;
         let mut groups = slice_groups(&sides);
         if which >= groups.len() {
             return Ok(None);
@@ -787,6 +951,8 @@ impl SliceGroup {
             tb: &self.tb,
             rule_set: self.rule_set,
             sides: &self.sides,
+            class: None,
+            labels: false,
         };
         self.group
             .par_iter()
@@ -818,8 +984,11 @@ mod tests {
         for name in ["KK-KK", "KK-KM", "KM-MM", "MM-MM", "KKM-M"] {
             let m: Material = name.parse().unwrap();
             let progress = Progress::hidden();
-            let small = solve_with(&tb, RuleSet::Fmjd, m, &progress, Some(false)).unwrap();
-            let big = solve_with(&tb, RuleSet::Fmjd, m, &progress, Some(true)).unwrap();
+            let solve = |big| {
+                let sides = pair_sides(m, true).unwrap();
+                solve_with(&tb, RuleSet::Fmjd, sides, false, &progress, Some(big)).unwrap()
+            };
+            let (small, big) = (solve(false), solve(true));
             for (a, b) in small.sides.iter().zip(&big.sides) {
                 let words = a.len().div_ceil(32) as usize;
                 assert!(
@@ -830,6 +999,11 @@ mod tests {
                 assert!(
                     (0..marks).all(|w| a.capture_word(w) == b.capture_word(w)),
                     "{name}"
+                );
+                let decided = |i: u64| !a.is_capture(i) && a.code(i) != Wdl::Draw.code();
+                assert!(
+                    (0..a.len()).all(|i| !decided(i) || a.dtc(i) == b.dtc(i)),
+                    "{name}: DTC"
                 );
             }
             // And the table built before says the same.

@@ -289,7 +289,7 @@ fn check_by_solving(
             crate::open_for_pair(&options.dir, options.rule_set, material, 256 << 20, 2 << 30)?;
         let positions = MaterialIndex::new(material).count() * 2;
         let progress = Progress::new(&format!("verify {material}"), positions, options.quiet);
-        *solved = Some(slices::solve(&tb, options.rule_set, material, &progress)?);
+        *solved = Some(slices::solve(&tb, options.rule_set, material, &progress, false)?);
         progress.finish();
     }
     let pair = solved.as_ref().expect("solved above");

@@ -12,6 +12,7 @@ use memmap2::Mmap;
 
 use crate::error::ProbeError;
 use crate::mapped::MappedRange;
+use crate::tablebase::FileKind;
 
 /// Each opened table gets its own id, so that blocks decoded from a file
 /// that was later replaced are never mistaken for the new file's.
@@ -62,12 +63,13 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// Opens and validates `path`, which must hold `material` built under
-    /// `rule_set`.
+    /// Opens and validates `path`, which must hold `material`'s file of
+    /// `kind` built under `rule_set`.
     pub(crate) fn open(
         path: &Path,
         material: Material,
         rule_set: RuleSet,
+        kind: FileKind,
     ) -> Result<Table, ProbeError> {
         let (file, _) = format::open_regular(path).map_err(|e| open_error(e, path, material))?;
         let stamp = FileStamp::of(&file).map_err(|e| ProbeError::Io {
@@ -99,7 +101,11 @@ impl Table {
                 path: path.to_path_buf(),
                 source,
             })?;
-        check_header(reader.header(), path, material, rule_set)?;
+        let expected = match kind {
+            FileKind::Values => format::value_kind(material, rule_set),
+            FileKind::Dtc => ValueKind::Dtc,
+        };
+        check_header(reader.header(), path, material, rule_set, expected)?;
         Ok(Table {
             id: NEXT_TABLE_ID.fetch_add(1, Ordering::Relaxed),
             path: path.to_path_buf(),
@@ -142,6 +148,7 @@ fn check_header(
     path: &Path,
     material: Material,
     rule_set: RuleSet,
+    expected: ValueKind,
 ) -> Result<(), ProbeError> {
     if header.material != material {
         return Err(ProbeError::WrongMaterial {
@@ -157,7 +164,7 @@ fn check_header(
             found: header.rule_set,
         });
     }
-    if header.value_kind != format::value_kind(material, rule_set) {
+    if header.value_kind != expected {
         return Err(ProbeError::Corrupted {
             path: path.to_path_buf(),
             source: FormatError::Corrupt("value kind does not match the material".into()),

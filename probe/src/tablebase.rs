@@ -45,6 +45,15 @@ impl Weighter<(u32, u64), Arc<[u8]>> for BlockWeight {
     }
 }
 
+/// Which file of a material: its table, or its distances to conversion.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum FileKind {
+    /// The `.dtb` table (WLD or distances).
+    Values,
+    /// The `.dtc` file.
+    Dtc,
+}
+
 /// Whether a lookup may decode blocks or only use what is in memory.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -65,6 +74,11 @@ pub struct MoveValue {
     /// The plies left on the draw counter after the move, where a count
     /// runs in the position it reaches (see `format::plies_left_after`).
     pub plies_left_after: Option<u8>,
+    /// Distance to conversion through this move, in plies (see
+    /// [`Tablebase::probe_dtc`]): 1 when the move itself converts (a
+    /// capture or a man move), else one more than the DTC of the position
+    /// reached. `None` for a draw, and when the DTC files are not there.
+    pub dtc: Option<u32>,
 }
 
 /// A position's answer: its result (for the given state of the draw
@@ -95,7 +109,8 @@ pub struct Tablebase {
     root: PathBuf,
     dir: PathBuf,
     rule_set: RuleSet,
-    /// The open table of each material (null: not open): one of `opened`.
+    /// The open table of each material and file kind (null: not open; see
+    /// `slot`): one of `opened`.
     /// Replaced when its file was rewritten in place, emptied when it
     /// became unreadable; a probe reads it with one atomic load.
     slots: Box<[AtomicPtr<Table>]>,
@@ -109,11 +124,12 @@ pub struct Tablebase {
     cache: Cache<(u32, u64), Arc<[u8]>, BlockWeight>,
 }
 
-fn slot(m: Material) -> usize {
-    ((m.white_men as usize * SLOT_RADIX + m.white_kings as usize) * SLOT_RADIX
+fn slot(m: Material, kind: FileKind) -> usize {
+    let material = ((m.white_men as usize * SLOT_RADIX + m.white_kings as usize) * SLOT_RADIX
         + m.black_men as usize)
         * SLOT_RADIX
-        + m.black_kings as usize
+        + m.black_kings as usize;
+    2 * material + kind as usize
 }
 
 impl Tablebase {
@@ -140,7 +156,7 @@ impl Tablebase {
                 source,
             });
         }
-        let slots = (0..SLOT_RADIX.pow(4))
+        let slots = (0..2 * SLOT_RADIX.pow(4))
             .map(|_| AtomicPtr::new(std::ptr::null_mut()))
             .collect();
         let estimated = (options.cache_bytes / 4096).max(16) as usize;
@@ -174,23 +190,35 @@ impl Tablebase {
         format::table_path(&self.dir, material)
     }
 
+    /// The path of `material`'s file of `kind`.
+    fn file_path(&self, material: Material, kind: FileKind) -> PathBuf {
+        match kind {
+            FileKind::Values => self.table_path(material),
+            FileKind::Dtc => format::dtc_path(&self.dir, material),
+        }
+    }
+
     fn table(&self, material: Material) -> Result<&Table, ProbeError> {
+        self.file(material, FileKind::Values)
+    }
+
+    fn file(&self, material: Material, kind: FileKind) -> Result<&Table, ProbeError> {
         if material.pieces() > MAX_TABLE_PIECES {
             return Err(ProbeError::TooManyPieces {
                 pieces: material.pieces(),
                 max: MAX_TABLE_PIECES,
             });
         }
-        match self.open_table(material) {
+        match self.open_table(material, kind) {
             Some(table) => Ok(table),
             // Errors are not remembered: a table built later is found then.
-            None => self.reopen(material, std::ptr::null()),
+            None => self.reopen(material, kind, std::ptr::null()),
         }
     }
 
     /// The table open in `material`'s slot, if any.
-    fn open_table(&self, material: Material) -> Option<&Table> {
-        let ptr = self.slots.get(slot(material))?.load(Ordering::Acquire);
+    fn open_table(&self, material: Material, kind: FileKind) -> Option<&Table> {
+        let ptr = self.slots.get(slot(material, kind))?.load(Ordering::Acquire);
         // SAFETY: a non-null slot points into a `Box<Table>` owned by
         // `self.opened`, which only grows until `self` is dropped; the
         // returned reference borrows `self`, so the table outlives it.
@@ -201,15 +229,21 @@ impl Tablebase {
     /// open) and puts it in its slot, or empties the slot when the file
     /// cannot be used. If another thread already replaced `stale`, its
     /// table is used.
-    fn reopen(&self, material: Material, stale: *const Table) -> Result<&Table, ProbeError> {
-        let cell = &self.slots[slot(material)];
+    fn reopen(
+        &self,
+        material: Material,
+        kind: FileKind,
+        stale: *const Table,
+    ) -> Result<&Table, ProbeError> {
+        let cell = &self.slots[slot(material, kind)];
         let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
         let current = cell.load(Ordering::Acquire);
         if !current.is_null() && !std::ptr::eq(current, stale) {
             // SAFETY: as in `open_table`.
             return Ok(unsafe { &*current });
         }
-        match Table::open(&self.table_path(material), material, self.rule_set) {
+        let path = self.file_path(material, kind);
+        match Table::open(&path, material, self.rule_set, kind) {
             Ok(table) => {
                 let table = Box::new(table);
                 let ptr = &*table as *const Table as *mut Table;
@@ -238,7 +272,7 @@ impl Tablebase {
         let mut table = self.table(material)?;
         if table.decoded.get().is_none() {
             if !table.unchanged() {
-                table = self.reopen(material, table)?;
+                table = self.reopen(material, FileKind::Values, table)?;
             }
             let all = crate::mapped::guarded(table.range, || table.reader.decode_all_raw())
                 .map_err(|_| {
@@ -259,13 +293,14 @@ impl Tablebase {
     fn stored(
         &self,
         material: Material,
+        kind: FileKind,
         pos: &Position,
         mode: Mode,
     ) -> Result<Option<u8>, ProbeError> {
         let table = match mode {
-            Mode::Load => self.table(material)?,
+            Mode::Load => self.file(material, kind)?,
             // Opening a table reads its header and index: not in memory yet.
-            Mode::CachedOnly => match self.open_table(material) {
+            Mode::CachedOnly => match self.open_table(material, kind) {
                 Some(t) if material.pieces() <= MAX_TABLE_PIECES => t,
                 _ => return Ok(None),
             },
@@ -274,7 +309,7 @@ impl Tablebase {
             Ok(byte) => Ok(byte),
             Err(Miss::Failed(e)) => Err(e),
             Err(Miss::Changed) => {
-                let fresh = self.reopen(material, table)?;
+                let fresh = self.reopen(material, kind, table)?;
                 match self.stored_in(fresh, pos, mode) {
                     Ok(byte) => Ok(byte),
                     Err(Miss::Failed(e)) => Err(e),
@@ -292,7 +327,7 @@ impl Tablebase {
             let i = index as usize;
             return Ok(match table.kind {
                 ValueKind::Wdl => (i / 4 < all.len()).then(|| format::wdl_code(all, i)),
-                ValueKind::Distance => all.get(i).copied(),
+                ValueKind::Distance | ValueKind::Dtc => all.get(i).copied(),
             });
         }
         let block = index / table.per_block;
@@ -309,7 +344,7 @@ impl Tablebase {
         };
         let byte = match table.kind {
             ValueKind::Wdl => (offset / 4 < data.len()).then(|| format::wdl_code(&data, offset)),
-            ValueKind::Distance => data.get(offset).copied(),
+            ValueKind::Distance | ValueKind::Dtc => data.get(offset).copied(),
         };
         byte.map(Some).ok_or_else(|| {
             Miss::Failed(table.corrupted(format::FormatError::Corrupt("block too short".into())))
@@ -367,7 +402,9 @@ impl Tablebase {
                     path: self.table_path(material),
                     source: format::FormatError::Corrupt("invalid WLD code".into()),
                 }),
-            ValueKind::Distance => Ok(TableValue::from_distance(DistanceValue::decode(byte))),
+            ValueKind::Distance | ValueKind::Dtc => {
+                Ok(TableValue::from_distance(DistanceValue::decode(byte)))
+            }
         }
     }
 
@@ -409,7 +446,7 @@ impl Tablebase {
                 max: MAX_TABLE_PIECES,
             });
         }
-        match self.stored(material, &normal, mode)? {
+        match self.stored(material, FileKind::Values, &normal, mode)? {
             Some(byte) => Ok(Some(self.decode(material, byte)?)),
             None => Ok(None),
         }
@@ -567,8 +604,62 @@ impl Tablebase {
         format::plies_available(self.rule_set, class, pos, plies_left)
     }
 
+    /// The distance to conversion (DTC) of `pos`, in plies: how many plies,
+    /// the conversion included, until the next capture or man move on the
+    /// best path that keeps the result (the winner converts as soon as it
+    /// can, the loser holds out longest). 0 when the side to move has no
+    /// move (the game is over), 1 in a capture position; `None` for a
+    /// draw. 255 stands for 255 plies or more.
+    ///
+    /// Inside the counted endings the result kept is the one with a freshly
+    /// entered count, and the DTC counts plies as if the count did not run
+    /// out first; [`Tablebase::probe_counted`] says how many plies the
+    /// count must have left (see `format::dtc_byte`).
+    ///
+    /// Reads the material's `.dtc` file, which `dtb gen --dtc` writes;
+    /// [`ProbeError::MissingTable`] names it when it is not there.
+    pub fn probe_dtc(&self, pos: &Position) -> Result<Option<u32>, ProbeError> {
+        let value = self.probe(pos)?;
+        let class = Material::of(pos).counted_ending();
+        if value.wdl_with(self.rule_set, class, None) == Wdl::Draw {
+            return Ok(None);
+        }
+        if pos.pieces(pos.side_to_move()).is_empty() || pos.is_lost_by_no_moves() {
+            return Ok(Some(0));
+        }
+        if pos.has_capture() {
+            return Ok(Some(1));
+        }
+        let (material, normal) = table_position(pos);
+        let byte = self
+            .stored(material, FileKind::Dtc, &normal, Mode::Load)?
+            .expect("loading mode always answers");
+        Ok(Some(u32::from(byte)))
+    }
+
+    /// The DTC through move `mv` of `pos` leading to `child`, for a move
+    /// whose result is decided; `None` when the DTC files are missing.
+    fn dtc_through(
+        &self,
+        pos: &Position,
+        mv: &Move,
+        child: &Position,
+    ) -> Result<Option<u32>, ProbeError> {
+        if pos.is_conversion(mv) {
+            return Ok(Some(1));
+        }
+        match self.probe_dtc(child) {
+            Ok(dtc) => Ok(dtc.map(|d| d.saturating_add(1).min(u32::from(format::DTC_SATURATED)))),
+            Err(e) if e.is_missing_table() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Every legal move with the value it leads to for the side making it,
-    /// best first: wins (shortest first), draws, losses (longest first).
+    /// best first: wins, draws, losses. Wins come shortest first: in a
+    /// distance table by its distance, then by DTC; elsewhere by DTC, so
+    /// that playing the first move always makes progress. Losses come
+    /// longest first in the same order of keys.
     pub fn move_values(
         &self,
         pos: &Position,
@@ -583,24 +674,37 @@ impl Tablebase {
                 .child_view(class, &child, Mode::Load)?
                 .expect("loading mode always answers");
             let outcome = move_outcome(self.rule_set, class, pos, plies_left, view);
+            let dtc = match outcome.wdl {
+                Wdl::Draw => None,
+                _ => self.dtc_through(pos, &mv, &child)?,
+            };
             out.push(MoveValue {
                 mv,
                 wdl: outcome.wdl,
                 plies: outcome.plies,
                 plies_left_after: plies_left_after(self.rule_set, class, pos, plies_left, &child),
+                dtc,
             });
         }
-        out.sort_by_key(|m| match m.wdl {
-            Wdl::Win => (0, m.plies.unwrap_or(0) as i64),
-            Wdl::Draw => (1, 0),
-            Wdl::Loss => (2, -(m.plies.unwrap_or(0) as i64)),
+        out.sort_by_key(|m| {
+            let plies = i64::from(m.plies.unwrap_or(0));
+            let dtc = i64::from(m.dtc.unwrap_or(u32::MAX));
+            match m.wdl {
+                Wdl::Win => (0, plies, dtc),
+                Wdl::Draw => (1, 0, 0),
+                Wdl::Loss => (2, -plies, -m.dtc.map_or(0, i64::from)),
+            }
         });
         Ok(out)
     }
 
-    /// A best move: for distance tables a shortest win or longest defence,
-    /// for WLD tables a move that keeps the value. `None` when there is no
-    /// legal move.
+    /// A best move (the first of [`Tablebase::move_values`]): a win of
+    /// least distance, then least DTC; a draw; or the longest defence.
+    /// Following it in a won position always makes progress: the DTC
+    /// falls by one each move until a conversion, and conversions cannot
+    /// go on for ever. Without DTC files a winning move is still played,
+    /// but outside the distance tables it may wander. `None` when there is
+    /// no legal move.
     pub fn best_move(
         &self,
         pos: &Position,
@@ -670,7 +774,7 @@ mod tests {
         let len = std::fs::metadata(&path).unwrap().len();
         assert!(len > 4 * 4096, "{len} bytes: too short for the test");
         let material: Material = "KM-KM".parse().unwrap();
-        let table = Table::open(&path, material, RuleSet::Pure).unwrap();
+        let table = Table::open(&path, material, RuleSet::Pure, FileKind::Values).unwrap();
         let last = table.reader.header().block_count - 1;
         assert!(Tablebase::decode_mapped(&table, last).is_ok());
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();

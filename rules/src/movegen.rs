@@ -377,6 +377,13 @@ impl Position {
         Sides::of(self).count_quiet()
     }
 
+    /// Whether `mv` (a legal move here) is a conversion: a capture, or a
+    /// move of a man (a crowning included). Only king moves that capture
+    /// nothing are not; they alone keep a position's material and men.
+    pub fn is_conversion(&self, mv: &Move) -> bool {
+        mv.is_capture() || self.kings & (1u64 << mv.from) == 0
+    }
+
     /// Whether `mv` (a legal move here) crowns a man.
     pub fn is_crowning(&self, mv: &Move) -> bool {
         let from = 1u64 << mv.from;

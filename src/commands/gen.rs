@@ -26,6 +26,12 @@ pub struct Args {
     /// (the others are read block by block: slower, same tables).
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     preload_memory: u64,
+    /// Also write each material's distances to conversion (a `.dtc` file
+    /// beside each table; `dtb probe` then shows them and `--line` plays
+    /// the winning line). Adds a byte per position in memory while a pair
+    /// is solved. Tables already built get their DTC files added.
+    #[arg(long)]
+    dtc: bool,
     /// Machine-readable summary.
     #[arg(long)]
     json: bool,
@@ -48,11 +54,13 @@ pub fn run(args: Args) -> CliResult {
         quiet: args.work.quiet || args.json || !std::io::stderr().is_terminal(),
         queue_bytes: args.queue_memory.saturating_mul(1 << 20),
         preload_bytes: args.preload_memory.saturating_mul(1 << 20),
+        dtc: args.dtc,
         ..GenOptions::new(args.tables.dir.clone(), args.tables.rule_set, args.pieces)
     };
     let report = generate(&options)?;
     let bytes: u64 = report.built.iter().map(|b| b.bytes).sum();
     let positions: u64 = report.built.iter().map(|b| b.positions).sum();
+    let dtc_bytes: u64 = report.dtc_built.iter().map(|b| b.bytes).sum();
     if args.json {
         let built: Vec<serde_json::Value> = report
             .built
@@ -75,6 +83,8 @@ pub fn run(args: Args) -> CliResult {
             "peak_memory_bytes": report.peak_memory_bytes,
             "bytes": bytes,
             "positions": positions,
+            "dtc_files": report.dtc_built.len(),
+            "dtc_bytes": dtc_bytes,
         });
         crate::outln!("{out}");
         return Ok(());
@@ -101,5 +111,12 @@ pub fn run(args: Args) -> CliResult {
         report.seconds,
         peak
     );
+    if args.dtc {
+        crate::outln!(
+            "wrote {} DTC files ({} bytes)",
+            report.dtc_built.len(),
+            dtc_bytes
+        );
+    }
     Ok(())
 }
