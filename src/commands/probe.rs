@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::commands::common::{parse_fen, parse_position, shortened, TableArgs};
 use crate::exit::{CliError, CliResult};
-use crate::report::{answer, to_json, Answer};
+use crate::report::{answer, plies, principal_line, to_json, verdict, with_line, Answer, Line};
 
 /// Flags of `dtb probe`.
 #[derive(clap::Args)]
@@ -21,38 +21,48 @@ pub struct Args {
     /// One JSON object per position.
     #[arg(long)]
     json: bool,
+    /// Also print a principal line to the end of the game (best moves for
+    /// both sides, in PDN move notation), from the DTC files (`dtb gen
+    /// --dtc`). Not in batch mode.
+    #[arg(long)]
+    line: bool,
     /// The position in PDN, or `-` to read one per line from stdin.
     fen: String,
-}
-
-fn verdict(wdl: Wdl, plies: Option<u32>) -> String {
-    match (wdl, plies) {
-        (Wdl::Draw, _) => "draw".into(),
-        (w, Some(1)) => format!("{w} in 1 ply"),
-        (w, Some(p)) => format!("{w} in {p} plies"),
-        (w, None) => w.to_string(),
-    }
 }
 
 fn print_text(a: &Answer) {
     crate::outln!("{}", a.fen);
     let counter = match (a.counted, a.plies_left) {
-        (Some(c), Some(r)) => format!(
-            " ({}-move ending, {r} {} left)",
-            c.plies() / 2,
-            if r == 1 { "ply" } else { "plies" }
-        ),
+        (Some(c), Some(r)) => format!(" ({}-move ending, {} left)", c.plies() / 2, plies(r)),
         _ => String::new(),
     };
-    crate::outln!("{}{counter}", verdict(a.wdl, a.plies));
-    for (text, m) in &a.moves {
-        crate::outln!("  {text:<14} {}", verdict(m.wdl, m.plies));
+    crate::outln!("{}{counter}", verdict(a.wdl, &a.distances, a.counted));
+    for (text, m, d) in &a.moves {
+        crate::outln!("  {text:<14} {}", verdict(m.wdl, d, a.counted));
+    }
+    if !a.dtc_available && a.wdl != Wdl::Draw {
+        crate::outln!("(no DTC files here: `dtb gen --dtc` adds distances to conversion)");
     }
 }
 
 fn print_line(a: &Answer) {
-    let best = a.moves.first().map(|(t, _)| t.as_str()).unwrap_or("-");
-    crate::outln!("{}\t{}\t{}", a.fen, verdict(a.wdl, a.plies), best);
+    let best = a.moves.first().map(|(t, _, _)| t.as_str()).unwrap_or("-");
+    crate::outln!(
+        "{}\t{}\t{}",
+        a.fen,
+        verdict(a.wdl, &a.distances, a.counted),
+        best
+    );
+}
+
+fn print_principal_line(line: Option<&Line>) {
+    match line {
+        Some(l) => {
+            crate::outln!("line, game ends in {}:", plies(l.moves.len() as u32));
+            crate::outln!("{}", l.pdn());
+        }
+        None => crate::outln!("no line: the position is drawn"),
+    }
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -60,12 +70,28 @@ pub fn run(args: Args) -> CliResult {
     if args.fen != "-" {
         let pos = parse_position(&args.fen)?;
         let a = answer(&tb, &pos, args.plies_left)?;
+        let line = match args.line {
+            true => Some(principal_line(&tb, &pos, args.plies_left)?),
+            false => None,
+        };
         if args.json {
-            crate::outln!("{}", to_json(&a));
+            let out = to_json(&a);
+            match &line {
+                Some(l) => crate::outln!("{}", with_line(out, l.as_ref())),
+                None => crate::outln!("{out}"),
+            }
         } else {
             print_text(&a);
+            if let Some(l) = &line {
+                print_principal_line(l.as_ref());
+            }
         }
         return Ok(());
+    }
+    if args.line {
+        return Err(CliError::bad_input(
+            "--line takes one position, not `-` (batch mode)",
+        ));
     }
     batch(&tb, &args)
 }
