@@ -1,0 +1,335 @@
+//! Distance to conversion (DTC): the files `dtb gen --dtc` writes, checked
+//! against an independent computation, and played out.
+//!
+//! * A forward fixed point (no retrograde moves, no slices) recomputes the
+//!   DTC of every position of every material up to 3 pieces and of a few
+//!   4-piece pairs, in every rule set, from the rules' move generator and
+//!   the tables' results only, and must agree with `probe_dtc` exactly.
+//! * Games from random decided positions: the winner plays `best_move`, the
+//!   loser random moves or `best_move`; every game must end in a win for
+//!   the right side, and outside the counted endings the DTC must fall by
+//!   one with each winning move, and by at least one with each losing move
+//!   that converts nothing: the bound the tables give. A table holding any
+//!   other distance (say the distance to leaving the material, which man
+//!   moves do not end) fails this.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use format::{table_position, Material, MaterialIndex, RuleSet, Wdl};
+use gen::{generate, GenOptions};
+use probe::Tablebase;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rules::Position;
+
+/// Tables with DTC files up to 4 pieces, plus a few 5-piece pairs, built
+/// once per rule set.
+fn dtc_tables(rule_set: RuleSet) -> &'static Path {
+    static DIRS: [OnceLock<tempfile::TempDir>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let k = RuleSet::ALL.iter().position(|&r| r == rule_set).unwrap();
+    DIRS[k]
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let mut options = GenOptions::new(dir.path(), rule_set, 4);
+            options.dtc = true;
+            generate(&options).expect("generation up to 4 pieces");
+            options.materials = FIVE_PIECES.iter().map(|m| m.parse().unwrap()).collect();
+            generate(&options).expect("generation of 5-piece pairs");
+            dir
+        })
+        .path()
+}
+
+/// 5-piece pairs built for the games (with what they depend on: `KKK-KK`):
+/// kings that can wander, a man that converts, exits into the counted
+/// endings.
+const FIVE_PIECES: [&str; 1] = ["KKK-KM"];
+
+/// The result of `pos` with a freshly entered count (what a DTC keeps).
+fn fresh(tb: &Tablebase, pos: &Position) -> Wdl {
+    let class = Material::of(pos).counted_ending();
+    tb.probe(pos)
+        .unwrap()
+        .wdl_with(tb.rule_set(), class, None)
+}
+
+/// One position of a pair, for the fixed point.
+struct Node {
+    wdl: Wdl,
+    /// Settled from the start: 0 (no move) or 1 (a capture position).
+    fixed: Option<u32>,
+    /// Whether some conversion keeps the result for the side to move (for
+    /// a winner: a conversion to a position lost for the opponent; for a
+    /// loser: any conversion).
+    converts: bool,
+    /// King moves that capture nothing: the nodes they reach.
+    king_moves: Vec<usize>,
+}
+
+/// The DTC of every position of `material`'s pair by a forward fixed
+/// point: start from "unknown" and apply the definition until nothing
+/// changes. Independent of the generator: no retrograde moves, no
+/// slices, no levels. Returns each decided position with its DTC.
+fn fixed_point_dtc(tb: &Tablebase, material: Material) -> Vec<(Position, u32)> {
+    let mut materials = vec![material];
+    if !material.is_symmetric() {
+        materials.push(material.mirrored());
+    }
+    // Node ids: the positions of each material in index order, one
+    // material after the other.
+    let mut first: HashMap<Material, (usize, MaterialIndex)> = HashMap::new();
+    let mut positions = Vec::new();
+    for &m in &materials {
+        let index = MaterialIndex::new(m);
+        positions.extend((0..index.count()).map(|i| index.unrank(i)));
+        first.insert(m, (positions.len() - index.count() as usize, index));
+    }
+    let nodes: Vec<Node> = positions.iter().map(|p| node(tb, p, &first)).collect();
+    const UNKNOWN: u32 = u32::MAX;
+    let mut dtc: Vec<u32> = nodes.iter().map(|n| n.fixed.unwrap_or(UNKNOWN)).collect();
+    loop {
+        let mut changed = false;
+        for (i, n) in nodes.iter().enumerate() {
+            if n.fixed.is_some() || n.wdl == Wdl::Draw {
+                continue;
+            }
+            let through = |c: &usize| dtc[*c].saturating_add(1);
+            let value = if n.wdl == Wdl::Win {
+                let by_king = n
+                    .king_moves
+                    .iter()
+                    .filter(|&&c| nodes[c].wdl == Wdl::Loss)
+                    .map(through)
+                    .min();
+                if n.converts {
+                    1
+                } else {
+                    by_king.unwrap_or(UNKNOWN)
+                }
+            } else {
+                let by_king = n.king_moves.iter().map(through).max().unwrap_or(0);
+                by_king.max(u32::from(n.converts))
+            };
+            if value != dtc[i] {
+                dtc[i] = value;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    positions
+        .into_iter()
+        .zip(nodes.iter().zip(dtc))
+        .filter(|(_, (n, _))| n.wdl != Wdl::Draw)
+        .map(|(p, (_, d))| (p, d))
+        .collect()
+}
+
+fn node(tb: &Tablebase, pos: &Position, first: &HashMap<Material, (usize, MaterialIndex)>) -> Node {
+    let wdl = fresh(tb, pos);
+    let moves = pos.legal_moves();
+    let mut n = Node {
+        wdl,
+        fixed: None,
+        converts: false,
+        king_moves: Vec::new(),
+    };
+    if moves.is_empty() {
+        n.fixed = Some(0);
+        return n;
+    }
+    if pos.has_capture() {
+        n.fixed = Some(1);
+        return n;
+    }
+    for mv in &moves {
+        let child = pos.play(mv);
+        if pos.is_conversion(mv) {
+            let child_wdl = if child.pieces(child.side_to_move()).is_empty() {
+                Wdl::Loss
+            } else {
+                fresh(tb, &child)
+            };
+            n.converts |= wdl == Wdl::Loss || child_wdl == Wdl::Loss;
+        } else {
+            let (m, normal) = table_position(&child);
+            let (start, index) = &first[&m];
+            n.king_moves.push(start + index.rank(&normal) as usize);
+        }
+    }
+    n
+}
+
+fn check_materials(rule_set: RuleSet, names: &[&str]) {
+    let tb = Tablebase::open(dtc_tables(rule_set), rule_set).unwrap();
+    for name in names {
+        let material: Material = name.parse().unwrap();
+        let mut checked = 0;
+        for (pos, expected) in fixed_point_dtc(&tb, material) {
+            assert_ne!(expected, u32::MAX, "{rule_set}: {pos} never converts");
+            let stored = tb.probe_dtc(&pos).unwrap();
+            assert_eq!(stored, Some(expected), "{rule_set}: {pos}");
+            checked += 1;
+        }
+        assert!(checked > 0, "{rule_set}: {name} has no decided position");
+    }
+}
+
+/// Every material up to 3 pieces (with its mirror).
+fn up_to_three() -> Vec<String> {
+    Material::all_up_to(3)
+        .into_iter()
+        .filter(|m| *m <= m.mirrored())
+        .map(|m| m.to_string())
+        .collect()
+}
+
+/// A few 4-piece pairs: a counted ending with men, kings and men, men
+/// only.
+const FOUR_PIECES: [&str; 3] = ["K-KMM", "KM-MM", "K-MMM"];
+
+#[test]
+fn dtc_agrees_with_a_forward_fixed_point_up_to_three_pieces() {
+    for rule_set in RuleSet::ALL {
+        let names = up_to_three();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        check_materials(rule_set, &names);
+    }
+}
+
+#[test]
+fn dtc_agrees_with_a_forward_fixed_point_on_four_piece_pairs() {
+    for rule_set in RuleSet::ALL {
+        check_materials(rule_set, &FOUR_PIECES);
+    }
+}
+
+/// A random decided position of the built materials (up to 5 pieces).
+fn random_decided(tb: &Tablebase, rng: &mut SmallRng, materials: &[Material]) -> Position {
+    loop {
+        let m = materials[rng.gen_range(0..materials.len())];
+        let index = MaterialIndex::new(m);
+        let pos = index.unrank(rng.gen_range(0..index.count()));
+        let pos = if rng.gen_bool(0.5) { pos } else { pos.flipped() };
+        if fresh(tb, &pos) != Wdl::Draw {
+            return pos;
+        }
+    }
+}
+
+/// Plays one game from `start`; the loser plays `best_move` if
+/// `best_defence`, else random moves. Returns the plies played.
+fn play_out(tb: &Tablebase, start: Position, best_defence: bool, rng: &mut SmallRng) -> usize {
+    let winner = match fresh(tb, &start) {
+        Wdl::Win => start.side_to_move(),
+        _ => start.side_to_move().opponent(),
+    };
+    let (mut pos, mut left): (Position, Option<u8>) = (start, None);
+    for ply in 0..2000 {
+        if pos.legal_moves().is_empty() {
+            assert_ne!(pos.side_to_move(), winner, "{start}: the winner ran out of moves");
+            return ply;
+        }
+        let moves = tb.move_values(&pos, left).unwrap();
+        let winning = pos.side_to_move() == winner;
+        let chosen = if winning || best_defence {
+            moves[0]
+        } else {
+            moves[rng.gen_range(0..moves.len())]
+        };
+        let expected = if winning { Wdl::Win } else { Wdl::Loss };
+        assert_eq!(chosen.wdl, expected, "{start}: at {pos} ({left:?} plies left)");
+        let child = pos.play(&chosen.mv);
+        if Material::of(&pos).counted_ending().is_none() {
+            check_dtc_step(tb, &pos, &chosen, &child, winning);
+        }
+        pos = child;
+        left = chosen.plies_left_after;
+    }
+    panic!("{start}: no end after 2000 plies");
+}
+
+/// The DTC bound on one move outside the counted endings.
+fn check_dtc_step(
+    tb: &Tablebase,
+    pos: &Position,
+    chosen: &probe::MoveValue,
+    child: &Position,
+    winning: bool,
+) {
+    let d = tb.probe_dtc(pos).unwrap().expect("decided");
+    let through = chosen.dtc.expect("DTC files are there");
+    if pos.is_conversion(&chosen.mv) {
+        assert_eq!(through, 1, "{pos}: a conversion");
+        if winning {
+            assert_eq!(d, 1, "{pos}: the winner converts only at DTC 1");
+        }
+        return;
+    }
+    let after = tb.probe_dtc(child).unwrap().expect("decided");
+    assert_eq!(after + 1, through, "{pos}: DTC through {:?}", chosen.mv);
+    if winning {
+        assert_eq!(through, d, "{pos}: the winner's best move keeps the DTC");
+    } else {
+        assert!(through <= d, "{pos}: the loser cannot outlast the DTC");
+    }
+}
+
+fn play_games(rule_set: RuleSet, games: usize, seed: u64) {
+    let tb = Tablebase::open(dtc_tables(rule_set), rule_set).unwrap();
+    let materials = tb.materials_on_disk();
+    assert!(materials.iter().any(|m| m.pieces() == 5));
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut plies = 0;
+    for g in 0..games {
+        let start = random_decided(&tb, &mut rng, &materials);
+        plies += play_out(&tb, start, g % 2 == 0, &mut rng);
+    }
+    assert!(plies > games, "{rule_set}: games of {plies} plies in all");
+}
+
+#[test]
+fn best_moves_win_every_game_fmjd() {
+    play_games(RuleSet::Fmjd, 3400, 1);
+}
+
+#[test]
+fn best_moves_win_every_game_pure() {
+    play_games(RuleSet::Pure, 3300, 2);
+}
+
+#[test]
+fn best_moves_win_every_game_diagonal() {
+    play_games(RuleSet::FmjdDiagonal, 3300, 3);
+}
+
+/// The position from issue 13: a capture that leaves the lone-king
+/// ending, then king against man to the end. Its line shows both.
+#[test]
+fn a_capture_into_king_against_man_is_a_conversion_not_a_win_in_one() {
+    let tb = Tablebase::open(dtc_tables(RuleSet::Pure), RuleSet::Pure).unwrap();
+    let pos: Position = "W:WK26:B23,K42".parse().unwrap();
+    assert_eq!(tb.probe_dtc(&pos).unwrap(), Some(1));
+    let out = std::process::Command::new(common::dtb())
+        .args(["probe", "--rules", "pure", "--line", "--dir"])
+        .arg(dtc_tables(RuleSet::Pure))
+        .arg("W:WK26:B23,K42")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("win in 1"), "{text}");
+    assert!(text.contains("converts in 1 ply"), "{text}");
+    let line = text.lines().last().unwrap();
+    assert!(line.starts_with("1. 26x48 "), "{text}");
+    let plies = line.split_whitespace().filter(|w| !w.ends_with('.')).count();
+    assert!(plies > 3, "{text}");
+    assert!(text.contains(&format!("game ends in {plies} plies")), "{text}");
+}
