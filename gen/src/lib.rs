@@ -239,10 +239,8 @@ fn with_dtc(
     let class = material.counted_ending();
     let sides = slices::pair_sides(material, true)?;
     for (side, whole) in sides.iter().zip(&solved.sides) {
+        // Capture positions too: a man step may lead to one.
         for i in 0..whole.len() {
-            if whole.exit(i) == solver::CAPTURE {
-                continue;
-            }
             let (wdl, plies) = solver::decode_state(whole.state(i));
             let value = format::TableValue {
                 wdl,

@@ -14,6 +14,12 @@
 //! leads to a won one, distances one more than the best successor's, the
 //! draw counter's caps applied). A mismatch names the position.
 //!
+//! A material's DTC file (`.dtc`), where there is one, gets a verdict of
+//! its own: every DTC is derived again by walking the slices of the pair
+//! with the results its tables state (`--sample`: each sampled DTC against
+//! its moves' DTC, the definition applied once), and any result the moves
+//! cannot give is reported too.
+//!
 //! For distance tables this check is complete: a distance that agrees with
 //! its successors everywhere is the true one. For WLD tables it proves the
 //! values are consistent; a set of positions that should be won but are all
@@ -26,7 +32,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use format::{
-    child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableValue, Wdl,
+    child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableValue,
+    ValueKind, Wdl,
 };
 use probe::{table_dir, Tablebase, TablebaseOptions};
 use rayon::prelude::*;
@@ -385,9 +392,222 @@ pub fn verify(options: &VerifyOptions) -> Result<Vec<TableCheck>, GenError> {
         materials.dedup();
         // A pair solved for one table serves its mirror too.
         let mut solved = None;
-        Ok(materials
-            .into_iter()
-            .map(|m| check_table(options, m, &mut solved))
-            .collect())
+        let mut checks = Vec::new();
+        for m in materials {
+            checks.push(check_table(options, m, &mut solved));
+            if format::dtc_path(&dir, m).exists() {
+                checks.push(check_dtc(options, m));
+            }
+        }
+        Ok(checks)
     })
+}
+
+/// Checks one material's DTC file: its header, then every DTC (see the
+/// module's documentation).
+fn check_dtc(options: &VerifyOptions, material: Material) -> TableCheck {
+    let start = Instant::now();
+    let dir = table_dir(&options.dir, options.rule_set);
+    let path = format::dtc_path(&dir, material);
+    let mut check = TableCheck {
+        material,
+        path: path.clone(),
+        checked: 0,
+        mismatches: Vec::new(),
+        mismatch_count: 0,
+        problem: None,
+        seconds: 0.0,
+    };
+    let full = options.sample.is_none_or(|f| f >= 1.0);
+    let result = check_dtc_file(options, material, &path).and_then(|()| {
+        if full {
+            check_dtc_by_solving(options, material, &dir, &path, &mut check)
+        } else {
+            check_dtc_values(options, material, &mut check)
+        }
+    });
+    if let Err(e) = result {
+        check.problem = Some(TableProblem::of(&e));
+    }
+    check.seconds = start.elapsed().as_secs_f64();
+    check
+}
+
+fn check_dtc_file(options: &VerifyOptions, material: Material, path: &Path) -> Result<(), GenError> {
+    let h = format::check_table_file(path)?;
+    if h.material != material || h.rule_set != options.rule_set || h.value_kind != ValueKind::Dtc {
+        return Err(format::FormatError::Corrupt(format!(
+            "header says {} {} under {}",
+            h.material,
+            h.value_kind.name(),
+            h.rule_set
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// A DTC as a table value, for a mismatch report.
+fn dtc_value(wdl: Wdl, dtc: u8) -> TableValue {
+    TableValue {
+        wdl,
+        distance: Some(dtc),
+    }
+}
+
+/// The file's bytes, no more than its header says it holds.
+fn read_table(path: &Path) -> Result<format::TableReader<Vec<u8>>, GenError> {
+    let length = format::read_header(path)?.file_length;
+    Ok(format::TableReader::new(format::read_regular(path, length)?)?)
+}
+
+/// Every DTC against a new walk of the pair's slices, with the results the
+/// pair's tables state taken as known.
+fn check_dtc_by_solving(
+    options: &VerifyOptions,
+    material: Material,
+    dir: &Path,
+    path: &Path,
+    check: &mut TableCheck,
+) -> Result<(), GenError> {
+    let rule_set = options.rule_set;
+    let tb = crate::open_for_pair(&options.dir, rule_set, material, 256 << 20, 2 << 30)?;
+    let sides = slices::pair_sides(material, true)?;
+    let class = material.counted_ending();
+    for side in &sides {
+        let values = read_table(&format::table_path(dir, side.material))?.decode_all()?;
+        let kind = format::value_kind(side.material, rule_set);
+        // A capture position's stored value is "don't care": the prober
+        // resolves it (a man step may lead to one).
+        values
+            .par_iter()
+            .enumerate()
+            .try_for_each(|(i, &v)| -> Result<(), GenError> {
+                let pos = side.index.unrank(i as u64);
+                let wdl = if pos.has_capture() {
+                    fresh(&tb, &pos)?
+                } else if kind == ValueKind::Wdl {
+                    Wdl::from_code(v).unwrap_or(Wdl::Draw)
+                } else {
+                    TableValue::from_distance(format::DistanceValue::decode(v))
+                        .wdl_with(rule_set, class, None)
+                };
+                side.store(i as u64, wdl.code(), false);
+                Ok(())
+            })?;
+    }
+    let positions = sides.iter().map(|s| s.len()).sum();
+    let progress = Progress::new(&format!("verify {material} DTC"), positions, options.quiet);
+    let pair = slices::solve_dtc_of_known(&tb, rule_set, sides, &progress)?;
+    progress.finish();
+    let side = pair
+        .sides
+        .iter()
+        .find(|s| s.material == material)
+        .expect("the pair holds the material");
+    let stored = read_table(path)?.decode_all()?;
+    let mut checked = 0;
+    let mut found = 0;
+    let mut kept = Vec::new();
+    for (i, &byte) in stored.iter().enumerate() {
+        let i = i as u64;
+        let wdl = Wdl::from_code(side.code(i)).unwrap_or(Wdl::Draw);
+        if side.is_capture(i) || wdl == Wdl::Draw {
+            continue;
+        }
+        checked += 1;
+        if byte != side.dtc(i) {
+            found += 1;
+            if kept.len() < KEEP {
+                kept.push(Mismatch {
+                    fen: side.index.unrank(i).to_string(),
+                    stored: dtc_value(wdl, byte),
+                    expected: dtc_value(wdl, side.dtc(i)),
+                });
+            }
+        }
+    }
+    finish_check(check, AtomicU64::new(checked), AtomicU64::new(found), Mutex::new(kept));
+    Ok(())
+}
+
+/// A sample of DTC values, each against its moves: the definition of DTC
+/// applied once (see `format::dtc_byte`).
+fn check_dtc_values(
+    options: &VerifyOptions,
+    material: Material,
+    check: &mut TableCheck,
+) -> Result<(), GenError> {
+    let tb = Tablebase::open(&options.dir, options.rule_set)?;
+    let index = MaterialIndex::new(material);
+    let fraction = options.sample.unwrap_or(1.0);
+    let checked = AtomicU64::new(0);
+    let found = AtomicU64::new(0);
+    let kept = Mutex::new(Vec::new());
+    let sampled: Vec<u64> = (0..index.count())
+        .into_par_iter()
+        .filter(|&i| in_sample(i, fraction))
+        .collect();
+    sampled.par_iter().try_for_each(|&i| -> Result<(), GenError> {
+        let pos = index.unrank(i);
+        let Some(stored) = tb.probe_dtc(&pos)? else {
+            return Ok(());
+        };
+        if pos.has_capture() || pos.is_lost_by_no_moves() {
+            return Ok(());
+        }
+        checked.fetch_add(1, Ordering::Relaxed);
+        let (wdl, expected) = dtc_from_moves(&tb, &pos)?;
+        if expected != Some(stored) {
+            found.fetch_add(1, Ordering::Relaxed);
+            let mut k = kept.lock().expect("no panics while held");
+            if k.len() < KEEP {
+                k.push(Mismatch {
+                    fen: pos.to_string(),
+                    stored: dtc_value(wdl, format::dtc_byte(stored)),
+                    expected: dtc_value(wdl, format::dtc_byte(expected.unwrap_or(0))),
+                });
+            }
+        }
+        Ok(())
+    })?;
+    finish_check(check, checked, found, kept);
+    Ok(())
+}
+
+/// The result of `pos` with a freshly entered count (what a DTC keeps).
+fn fresh(tb: &Tablebase, pos: &rules::Position) -> Result<Wdl, GenError> {
+    if pos.pieces(pos.side_to_move()).is_empty() {
+        return Ok(Wdl::Loss);
+    }
+    let class = Material::of(pos).counted_ending();
+    Ok(tb.probe(pos)?.wdl_with(tb.rule_set(), class, None))
+}
+
+/// The DTC of a decided position without a capture, from its moves: the
+/// winner's least over moves that keep the win, the loser's most over all
+/// (a conversion counts 1, a king move one more than its successor's DTC).
+fn dtc_from_moves(tb: &Tablebase, pos: &rules::Position) -> Result<(Wdl, Option<u32>), GenError> {
+    let wdl = fresh(tb, pos)?;
+    let mut best: Option<u32> = None;
+    for mv in pos.legal_moves() {
+        let child = pos.play(&mv);
+        if wdl == Wdl::Win && fresh(tb, &child)? != Wdl::Loss {
+            continue;
+        }
+        let through = if pos.is_conversion(&mv) {
+            1
+        } else {
+            match tb.probe_dtc(&child)? {
+                Some(d) => (d + 1).min(u32::from(format::DTC_SATURATED)),
+                None => return Ok((wdl, None)),
+            }
+        };
+        best = Some(match (best, wdl) {
+            (None, _) => through,
+            (Some(b), Wdl::Win) => b.min(through),
+            (Some(b), _) => b.max(through),
+        });
+    }
+    Ok((wdl, best))
 }
