@@ -176,8 +176,26 @@ int dtb_probe_distance(const dtb_tablebase *tb, uint64_t white, uint64_t black, 
 int dtb_probe_distance_fen(const dtb_tablebase *tb, const char *fen, int *wdl, int *plies);
 
 /*
- * A best move: for distance tables a shortest win or longest defence, for
- * WLD tables a move that keeps the value. The move is written in PDN
+ * The distance to conversion (DTC) in plies: *dtc (optional) the plies,
+ * the conversion included, until the next capture or man move on the best
+ * path that keeps the result (the winner's shortest, the loser's longest);
+ * 0 when the side to move has no move, 1 in a capture position, -1 for a
+ * draw; 255 means 255 or more. Inside the counted endings it assumes a
+ * freshly entered count (dtb_probe_distance gives the count it needs).
+ * Reads the .dtc files that `dtb gen --dtc` writes: DTB_ERR_MISSING_TABLE
+ * without them. Thread-safe.
+ */
+int dtb_probe_dtc(const dtb_tablebase *tb, uint64_t white, uint64_t black, uint64_t kings,
+                  int side_to_move, int *dtc);
+
+/* dtb_probe_dtc for a position in PDN (`fen` borrowed). Thread-safe. */
+int dtb_probe_dtc_fen(const dtb_tablebase *tb, const char *fen, int *dtc);
+
+/*
+ * A best move: a win of least distance (in the counted endings, the plies
+ * the count must have left), then of least DTC where the .dtc files are
+ * there, so that following it always makes progress; else a draw; else
+ * the longest defence. The move is written in PDN
  * (e.g. "32-28", "28x39") as a NUL-terminated string into `buf` (required,
  * `buf_len` bytes; DTB_MOVE_BUFFER always suffices). *wdl (optional): the
  * result the move leads to for the side to move; *plies (optional): its

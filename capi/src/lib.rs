@@ -465,6 +465,43 @@ pub unsafe extern "C" fn dtb_probe_distance_fen(
     unsafe { with_fen(tb, fen, |tb, p| distance_call(tb, p, wdl, plies)) }
 }
 
+fn dtc_call(tb: &Tablebase, pos: &Position, dtc: *mut c_int) -> c_int {
+    match tb.probe_dtc(pos) {
+        // SAFETY: `out` ignores null pointers; others are writable.
+        Ok(d) => unsafe {
+            out(dtc, d.map_or(-1, |d| d as c_int));
+            DTB_OK
+        },
+        Err(e) => probe_error(&e),
+    }
+}
+
+/// The distance to conversion in plies (-1 for a draw), from the `.dtc`
+/// files `dtb gen --dtc` writes.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_dtc(
+    tb: *const DtbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    side_to_move: c_int,
+    dtc: *mut c_int,
+) -> c_int {
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe { with_masks(tb, white, black, kings, side_to_move, |tb, p| dtc_call(tb, p, dtc)) }
+}
+
+/// `dtb_probe_dtc` for a position in PDN.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_dtc_fen(
+    tb: *const DtbTablebase,
+    fen: *const c_char,
+    dtc: *mut c_int,
+) -> c_int {
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe { with_fen(tb, fen, |tb, p| dtc_call(tb, p, dtc)) }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn best_move_call(
     tb: &Tablebase,

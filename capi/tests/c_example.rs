@@ -57,6 +57,7 @@ fn c_example_agrees_with_the_rust_api() {
         .collect();
     generate(&GenOptions {
         materials: names,
+        dtc: true,
         ..GenOptions::new(dir.path(), RuleSet::Fmjd, 4)
     })
     .unwrap();
@@ -106,8 +107,9 @@ fn c_example_agrees_with_the_rust_api() {
             .best_move(&pos, None)
             .unwrap()
             .map_or("-".to_string(), |m| pos.move_to_pdn(&m.mv));
+        let dtc = tb.probe_dtc(&pos).unwrap().map_or(-1, |d| d as i32);
         let expected = format!(
-            "{fen}\twdl={}\tplies={d}\tbest={best}\twdl4={w4}",
+            "{fen}\twdl={}\tplies={d}\tbest={best}\twdl4={w4}\tdtc={dtc}",
             wdl_int(v)
         );
         assert_eq!(*line, expected);

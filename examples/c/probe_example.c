@@ -4,10 +4,11 @@
  *   probe_example DIR FEN [FEN...]
  *
  * For each FEN prints one line:
- *   FEN <tab> wdl=W <tab> plies=P <tab> best=MOVE <tab> wdl4=W4
+ *   FEN <tab> wdl=W <tab> plies=P <tab> best=MOVE <tab> wdl4=W4 <tab> dtc=D
  * where W is the value with a freshly entered counter, P the stored
- * distance (-1: none), MOVE a best move ("-" when there is none) and W4 the
- * value with 4 plies left on the counter. Errors print "error=CODE message".
+ * distance (-1: none), MOVE a best move ("-" when there is none), W4 the
+ * value with 4 plies left on the counter and D the distance to conversion
+ * (-1: a draw; "none" without .dtc files). Errors print "error=CODE message".
  * It also checks the mask interface, a few bad calls and calls on a closed
  * handle, then prints "ok".
  */
@@ -47,7 +48,14 @@ int main(int argc, char **argv) {
         rc = dtb_best_move_fen(tb, argv[i], DTB_PLIES_FRESH, move, sizeof move, &best_wdl, &best_plies);
         if (rc == DTB_ERR_INVALID_POSITION) strcpy(move, "-");
         else if (rc != DTB_OK) return fail("best move", rc);
-        printf("%s\twdl=%d\tplies=%d\tbest=%s\twdl4=%d\n", argv[i], wdl, plies, move, wdl4);
+        int dtc = -1;
+        rc = dtb_probe_dtc_fen(tb, argv[i], &dtc);
+        char dtc_text[16];
+        if (rc == DTB_ERR_MISSING_TABLE) strcpy(dtc_text, "none");
+        else if (rc != DTB_OK) return fail("dtc", rc);
+        else snprintf(dtc_text, sizeof dtc_text, "%d", dtc);
+        printf("%s\twdl=%d\tplies=%d\tbest=%s\twdl4=%d\tdtc=%s\n", argv[i], wdl, plies, move, wdl4,
+               dtc_text);
     }
 
     /* The mask interface: White king on 46 and 47, man on 28; Black king on 5. */

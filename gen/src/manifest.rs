@@ -1,6 +1,8 @@
 //! `MANIFEST.json`: one line per table of a rule set's folder (file, size,
-//! SHA-256 of the whole file, positions, statistics), written by `gen` and
-//! checked by `verify`, so that two people can compare their sets.
+//! SHA-256 of the whole file, positions, statistics), and per DTC file
+//! (`.dtc`, after its material's table; its longest win and loss are the
+//! largest DTC values), written by `gen` and checked by `verify`, so that
+//! two people can compare their sets.
 //!
 //! Not a CRC-32: a table's header ends with its own CRC-32, so the CRC-32
 //! of any valid header is one constant, and a whole-file CRC-32 cannot see
@@ -101,6 +103,13 @@ pub fn scan(dir: &Path, rule_set: RuleSet) -> Result<Manifest, GenError> {
     for m in materials_in(dir)? {
         if let Some(e) = entry(&dir.join(m.file_name()), rule_set)? {
             tables.push(e);
+        }
+        // The material's DTC file, if built, right after its table.
+        let dtc = format::dtc_path(dir, m);
+        if dtc.exists() {
+            if let Some(e) = entry(&dtc, rule_set)? {
+                tables.push(e);
+            }
         }
     }
     Ok(Manifest {
