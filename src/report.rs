@@ -98,10 +98,11 @@ pub fn answer(tb: &Tablebase, pos: &Position, plies_left: Option<u8>) -> Result<
 }
 
 /// The DTC of `pos`, `Ok(None)` also when the DTC files are missing;
-/// the flag says whether they are there.
+/// the flag says whether they are there (for `pos`'s material).
 fn dtc_if_built(tb: &Tablebase, pos: &Position) -> Result<(Option<u32>, bool), ProbeError> {
+    let available = tb.has_dtc(format::table_position(pos).0);
     match tb.probe_dtc(pos) {
-        Ok(d) => Ok((d, true)),
+        Ok(d) => Ok((d, available)),
         Err(e) if e.is_missing_table() => Ok((None, false)),
         Err(e) => Err(e),
     }
@@ -117,10 +118,7 @@ pub fn try_answer(
     let probe = tb.probe_counted(pos, plies_left)?;
     let class = Material::of(pos).counted_ending();
     let rules = tb.rule_set();
-    let (dtc, dtc_available) = match probe.wdl {
-        Wdl::Draw => (None, dtc_if_built(tb, pos)?.1),
-        _ => dtc_if_built(tb, pos)?,
-    };
+    let (dtc, dtc_available) = dtc_if_built(tb, pos)?;
     let moves: Vec<(String, MoveValue, Distances)> = tb
         .move_values(pos, plies_left)?
         .into_iter()

@@ -62,7 +62,11 @@ fn perft_counts_and_divide() {
 fn probe_text_and_json() {
     let o = run(&["probe", "--dir", dir(), "W:WK46,K47,28:BK5"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("win in"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("win, if at least 3 plies are left on the 16-move count"),
+        "{}",
+        stdout(&o)
+    );
     let o = run(&[
         "probe",
         "--dir",
@@ -83,12 +87,20 @@ fn probe_text_and_json() {
     assert_eq!(moves.len(), 14);
     for m in moves {
         assert!(m["move"].is_string() && m["result"].is_string());
-        assert!(m["plies"].is_u64() || m["plies"].is_null());
+        assert!(m["counted_threshold"].is_u64() || m["result"] == "draw");
+        assert!(m["lone_king_plies"].is_null() && m.get("plies").is_none());
     }
-    // Outside the counted endings there is no distance.
+    // Outside the counted endings no count runs; without DTC files, no
+    // distance at all.
     let o = run(&["probe", "--dir", dir(), "--json", "W:W28,33:B12,13"]);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(v["plies"].is_null());
+    assert!(v["counted_threshold"].is_null() && v["lone_king_plies"].is_null());
+    assert!(v["dtc"].is_null() && v["dtc_available"] == false);
+    assert_error(
+        &run(&["probe", "--dir", dir(), "--line", "W:W28,33:B12,13"]),
+        3,
+        "dtb gen --dtc",
+    );
 }
 
 #[test]

@@ -332,4 +332,17 @@ fn a_capture_into_king_against_man_is_a_conversion_not_a_win_in_one() {
     let plies = line.split_whitespace().filter(|w| !w.ends_with('.')).count();
     assert!(plies > 3, "{text}");
     assert!(text.contains(&format!("game ends in {plies} plies")), "{text}");
+    let out = std::process::Command::new(common::dtb())
+        .args(["probe", "--rules", "pure", "--line", "--json", "--dir"])
+        .arg(dtc_tables(RuleSet::Pure))
+        .arg("W:WK26:B23,K42")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["dtc"], 1);
+    assert_eq!(v["game_plies"], plies);
+    assert_eq!(v["line"].as_array().unwrap().len(), plies);
+    assert_eq!(v["line_pdn"].as_str(), Some(line));
+    assert_eq!(v["lone_king_plies"], 1);
+    assert!(v["counted_threshold"].is_null() && v.get("plies").is_none());
 }

@@ -22,6 +22,7 @@ fn write_table(dir: &std::path::Path, kind: ValueKind, block: u32) -> (Vec<u8>, 
         let v = match kind {
             ValueKind::Wdl => ((i / 97) % 3) as u8,
             ValueKind::Distance => ((i / 31) % 40) as u8 + if i % 5 == 0 { 128 } else { 0 },
+            ValueKind::Dtc => ((i / 13) % 256) as u8,
         };
         let v = if rng.gen_bool(0.1) { None } else { Some(v) };
         w.push(v).unwrap();
@@ -38,7 +39,11 @@ fn write_table(dir: &std::path::Path, kind: ValueKind, block: u32) -> (Vec<u8>, 
 #[test]
 fn values_read_back() {
     let dir = tempfile::tempdir().unwrap();
-    for (kind, block) in [(ValueKind::Wdl, 4096), (ValueKind::Distance, 1000)] {
+    for (kind, block) in [
+        (ValueKind::Wdl, 4096),
+        (ValueKind::Distance, 1000),
+        (ValueKind::Dtc, 1000),
+    ] {
         let (bytes, values) = write_table(dir.path(), kind, block);
         let reader = TableReader::new(&bytes[..]).unwrap();
         reader.verify_checksum().unwrap();
@@ -49,7 +54,7 @@ fn values_read_back() {
         let decoded = reader.decode_all().unwrap();
         let mut last = match kind {
             ValueKind::Wdl => 1,
-            ValueKind::Distance => 0,
+            ValueKind::Distance | ValueKind::Dtc => 0,
         };
         for (i, v) in values.iter().enumerate() {
             match v {

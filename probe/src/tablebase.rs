@@ -260,6 +260,12 @@ impl Tablebase {
         }
     }
 
+    /// Whether `material`'s DTC file (`dtb gen --dtc`) exists and is
+    /// valid (opens it).
+    pub fn has_dtc(&self, material: Material) -> bool {
+        material.pieces() <= MAX_TABLE_PIECES && self.file(material, FileKind::Dtc).is_ok()
+    }
+
     /// Whether `material`'s table exists and is valid (opens it).
     pub fn has_table(&self, material: Material) -> bool {
         self.table(material).is_ok()

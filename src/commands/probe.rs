@@ -70,6 +70,12 @@ pub fn run(args: Args) -> CliResult {
     if args.fen != "-" {
         let pos = parse_position(&args.fen)?;
         let a = answer(&tb, &pos, args.plies_left)?;
+        if args.line && !a.dtc_available {
+            return Err(CliError::new(
+                crate::exit::MISSING_TABLE,
+                "--line needs the DTC files, which are not there: build them with `dtb gen --dtc`",
+            ));
+        }
         let line = match args.line {
             true => Some(principal_line(&tb, &pos, args.plies_left)?),
             false => None,

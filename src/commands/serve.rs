@@ -32,7 +32,7 @@ use crate::commands::common::{parse_position, TableArgs};
 use crate::exit::{
     probe_code, CliError, CliResult, BAD_INPUT, CORRUPTED_TABLE, FAILURE, MISSING_TABLE,
 };
-use crate::report::{to_json, try_answer};
+use crate::report::{principal_line, to_json, try_answer, with_line};
 
 /// The longest query string accepted.
 const MAX_QUERY: usize = 512;
@@ -164,7 +164,13 @@ fn probe_json(
 ) -> Result<serde_json::Value, (StatusCode, String)> {
     let pos = parse_position(fen).map_err(|e| (status_of(e.code), e.message))?;
     let answer = try_answer(tb, &pos, plies_left).map_err(|e| probe_failure(&e, tb.rule_set()))?;
-    Ok(to_json(&answer))
+    // The principal line, where the DTC files make it go somewhere.
+    if !answer.dtc_available {
+        return Ok(to_json(&answer));
+    }
+    let line =
+        principal_line(tb, &pos, plies_left).map_err(|e| probe_failure(&e, tb.rule_set()))?;
+    Ok(with_line(to_json(&answer), line.as_ref()))
 }
 
 /// What the handlers share: the tables, and permits for the probes run on

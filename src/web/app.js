@@ -122,10 +122,25 @@ function cycle(s) {
   show(toFen(), true);
 }
 
-function describe(result, plies) {
+function pliesText(n) {
+  return `${n} ${n === 1 ? "ply" : "plies"}`;
+}
+
+// The result and each distance that applies, named by what it counts (the
+// server's fields: dtc, counted_threshold, lone_king_plies).
+function describe(result, d) {
   if (result === "draw") return "draw";
-  if (plies === null || plies === undefined) return result;
-  return `${result} in ${plies} ${plies === 1 ? "ply" : "plies"}`;
+  const parts = [result];
+  if (d.counted_threshold !== null && d.counted_threshold !== undefined) {
+    parts.push(`if at least ${d.counted_threshold === 1 ? "1 ply is" : d.counted_threshold + " plies are"} left on the count`);
+  }
+  if (d.lone_king_plies !== null && d.lone_king_plies !== undefined) {
+    parts.push(`lone-king ending left or game over in ${pliesText(d.lone_king_plies)}`);
+  }
+  if (d.dtc !== null && d.dtc !== undefined) {
+    parts.push(`converts in ${pliesText(d.dtc)}`);
+  }
+  return parts.join(", ");
 }
 
 async function probe() {
@@ -149,14 +164,22 @@ async function probe() {
   }
   const side = fen[0] === "W" ? "White" : "Black";
   verdict.dataset.result = data.result;
-  verdict.textContent = `${side} to move: ${describe(data.result, data.plies)}`;
+  verdict.textContent = `${side} to move: ${describe(data.result, data)}`;
+  const line = document.getElementById("line");
+  if (data.line_pdn) {
+    line.textContent = `Line, game ends in ${pliesText(data.game_plies)}: ${data.line_pdn}`;
+  } else if (data.result !== "draw" && !data.dtc_available) {
+    line.textContent = "No DTC files here (dtb gen --dtc adds them and the winning line).";
+  } else {
+    line.textContent = "";
+  }
   lastMoves = data.moves;
   moveList.replaceChildren();
   for (const m of data.moves) {
     const li = document.createElement("li");
     li.className = "move " + m.result;
     li.dataset.result = m.result;
-    li.textContent = `${m.move}  ${describe(m.result, m.plies)}`;
+    li.textContent = `${m.move}  ${describe(m.result, m)}`;
     li.addEventListener("click", () => play(m));
     moveList.appendChild(li);
   }
