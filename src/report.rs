@@ -55,7 +55,12 @@ pub struct Distances {
 
 impl Distances {
     /// Splits a table distance by what it means in `class` under `rules`.
-    fn of(rules: RuleSet, class: Option<CountedEnding>, plies: Option<u32>, dtc: Option<u32>) -> Distances {
+    fn of(
+        rules: RuleSet,
+        class: Option<CountedEnding>,
+        plies: Option<u32>,
+        dtc: Option<u32>,
+    ) -> Distances {
         let limited = rules.has_move_limits() && class.is_some();
         Distances {
             dtc,
@@ -79,12 +84,19 @@ pub fn verdict(wdl: Wdl, d: &Distances, class: Option<CountedEnding>) -> String 
     if let (Some(n), Some(c)) = (d.counted_threshold, class) {
         parts.push(format!(
             "if at least {} left on the {}-move count",
-            if n == 1 { "1 ply is".to_string() } else { format!("{n} plies are") },
+            if n == 1 {
+                "1 ply is".to_string()
+            } else {
+                format!("{n} plies are")
+            },
             c.plies() / 2
         ));
     }
     if let Some(n) = d.lone_king_plies {
-        parts.push(format!("lone-king ending left or game over in {}", plies(n)));
+        parts.push(format!(
+            "lone-king ending left or game over in {}",
+            plies(n)
+        ));
     }
     if let Some(n) = d.dtc {
         parts.push(format!("converts in {}", plies(n)));
@@ -231,7 +243,9 @@ fn best_of(
     pos: &Position,
     plies_left: Option<u8>,
 ) -> Result<Option<MoveValue>, ProbeError> {
-    if pos.pieces(pos.side_to_move()).is_empty() || pos.pieces(pos.side_to_move().opponent()).is_empty() {
+    if pos.pieces(pos.side_to_move()).is_empty()
+        || pos.pieces(pos.side_to_move().opponent()).is_empty()
+    {
         return Ok(None);
     }
     tb.best_move(pos, plies_left)
@@ -271,7 +285,10 @@ impl Line {
 pub fn with_line(mut out: Value, line: Option<&Line>) -> Value {
     match line {
         Some(l) => merge(&mut out, l.to_json()),
-        None => merge(&mut out, json!({"line": null, "line_pdn": null, "game_plies": null})),
+        None => merge(
+            &mut out,
+            json!({"line": null, "line_pdn": null, "game_plies": null}),
+        ),
     }
     out
 }

@@ -53,9 +53,7 @@ const FIVE_PIECES: [&str; 1] = ["KKK-KM"];
 /// The result of `pos` with a freshly entered count (what a DTC keeps).
 fn fresh(tb: &Tablebase, pos: &Position) -> Wdl {
     let class = Material::of(pos).counted_ending();
-    tb.probe(pos)
-        .unwrap()
-        .wdl_with(tb.rule_set(), class, None)
+    tb.probe(pos).unwrap().wdl_with(tb.rule_set(), class, None)
 }
 
 /// One position of a pair, for the fixed point.
@@ -217,7 +215,11 @@ fn random_decided(tb: &Tablebase, rng: &mut SmallRng, materials: &[Material]) ->
         let m = materials[rng.gen_range(0..materials.len())];
         let index = MaterialIndex::new(m);
         let pos = index.unrank(rng.gen_range(0..index.count()));
-        let pos = if rng.gen_bool(0.5) { pos } else { pos.flipped() };
+        let pos = if rng.gen_bool(0.5) {
+            pos
+        } else {
+            pos.flipped()
+        };
         if fresh(tb, &pos) != Wdl::Draw {
             return pos;
         }
@@ -234,7 +236,11 @@ fn play_out(tb: &Tablebase, start: Position, best_defence: bool, rng: &mut Small
     let (mut pos, mut left): (Position, Option<u8>) = (start, None);
     for ply in 0..2000 {
         if pos.legal_moves().is_empty() {
-            assert_ne!(pos.side_to_move(), winner, "{start}: the winner ran out of moves");
+            assert_ne!(
+                pos.side_to_move(),
+                winner,
+                "{start}: the winner ran out of moves"
+            );
             return ply;
         }
         let moves = tb.move_values(&pos, left).unwrap();
@@ -245,7 +251,10 @@ fn play_out(tb: &Tablebase, start: Position, best_defence: bool, rng: &mut Small
             moves[rng.gen_range(0..moves.len())]
         };
         let expected = if winning { Wdl::Win } else { Wdl::Loss };
-        assert_eq!(chosen.wdl, expected, "{start}: at {pos} ({left:?} plies left)");
+        assert_eq!(
+            chosen.wdl, expected,
+            "{start}: at {pos} ({left:?} plies left)"
+        );
         let child = pos.play(&chosen.mv);
         if Material::of(&pos).counted_ending().is_none() {
             check_dtc_step(tb, &pos, &chosen, &child, winning);
@@ -329,9 +338,15 @@ fn a_capture_into_king_against_man_is_a_conversion_not_a_win_in_one() {
     assert!(text.contains("converts in 1 ply"), "{text}");
     let line = text.lines().last().unwrap();
     assert!(line.starts_with("1. 26x48 "), "{text}");
-    let plies = line.split_whitespace().filter(|w| !w.ends_with('.')).count();
+    let plies = line
+        .split_whitespace()
+        .filter(|w| !w.ends_with('.'))
+        .count();
     assert!(plies > 3, "{text}");
-    assert!(text.contains(&format!("game ends in {plies} plies")), "{text}");
+    assert!(
+        text.contains(&format!("game ends in {plies} plies")),
+        "{text}"
+    );
     let out = std::process::Command::new(common::dtb())
         .args(["probe", "--rules", "pure", "--line", "--json", "--dir"])
         .arg(dtc_tables(RuleSet::Pure))

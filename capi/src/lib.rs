@@ -488,7 +488,11 @@ pub unsafe extern "C" fn dtb_probe_dtc(
     dtc: *mut c_int,
 ) -> c_int {
     // SAFETY: forwarded caller contract (include/dtb.h).
-    unsafe { with_masks(tb, white, black, kings, side_to_move, |tb, p| dtc_call(tb, p, dtc)) }
+    unsafe {
+        with_masks(tb, white, black, kings, side_to_move, |tb, p| {
+            dtc_call(tb, p, dtc)
+        })
+    }
 }
 
 /// `dtb_probe_dtc` for a position in PDN.

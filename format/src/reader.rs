@@ -205,4 +205,3 @@ impl<B: AsRef<[u8]>> TableReader<B> {
 pub fn wdl_code(raw: &[u8], i: usize) -> u8 {
     (raw[i / 4] >> (2 * (i % 4))) & 3
 }
-

@@ -246,7 +246,11 @@ fn with_dtc(
                 wdl,
                 distance: (wdl != format::Wdl::Draw).then_some(plies.min(255) as u8),
             };
-            side.store(i as u64, value.wdl_with(rule_set, class, None).code(), false);
+            side.store(
+                i as u64,
+                value.wdl_with(rule_set, class, None).code(),
+                false,
+            );
         }
     }
     slices::solve_dtc_of_known(tb, rule_set, sides, progress)
@@ -352,7 +356,13 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
             options.preload_bytes,
         )?;
         let solved = if options.slices && slices::uses_slices(m) {
-            Solved::Slices(slices::solve(&tb, options.rule_set, m, &progress, options.dtc)?)
+            Solved::Slices(slices::solve(
+                &tb,
+                options.rule_set,
+                m,
+                &progress,
+                options.dtc,
+            )?)
         } else {
             Solved::Whole(solver::solve(
                 &tb,
@@ -376,10 +386,10 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         let seconds = pair_start.elapsed().as_secs_f64();
         for (k, material) in solved.materials().into_iter().enumerate() {
             if options.dtc && !dtc_is_valid(&dir, material, options.rule_set) {
-                let (path, stats) = dtc
-                    .as_ref()
-                    .unwrap_or(&solved)
-                    .write_dtc(k, &dir, options.rule_set)?;
+                let (path, stats) =
+                    dtc.as_ref()
+                        .unwrap_or(&solved)
+                        .write_dtc(k, &dir, options.rule_set)?;
                 report.dtc_built.push(BuiltTable {
                     material,
                     bytes: std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0),

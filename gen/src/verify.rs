@@ -296,7 +296,13 @@ fn check_by_solving(
             crate::open_for_pair(&options.dir, options.rule_set, material, 256 << 20, 2 << 30)?;
         let positions = MaterialIndex::new(material).count() * 2;
         let progress = Progress::new(&format!("verify {material}"), positions, options.quiet);
-        *solved = Some(slices::solve(&tb, options.rule_set, material, &progress, false)?);
+        *solved = Some(slices::solve(
+            &tb,
+            options.rule_set,
+            material,
+            &progress,
+            false,
+        )?);
         progress.finish();
     }
     let pair = solved.as_ref().expect("solved above");
@@ -433,7 +439,11 @@ fn check_dtc(options: &VerifyOptions, material: Material) -> TableCheck {
     check
 }
 
-fn check_dtc_file(options: &VerifyOptions, material: Material, path: &Path) -> Result<(), GenError> {
+fn check_dtc_file(
+    options: &VerifyOptions,
+    material: Material,
+    path: &Path,
+) -> Result<(), GenError> {
     let h = format::check_table_file(path)?;
     if h.material != material || h.rule_set != options.rule_set || h.value_kind != ValueKind::Dtc {
         return Err(format::FormatError::Corrupt(format!(
@@ -458,7 +468,9 @@ fn dtc_value(wdl: Wdl, dtc: u8) -> TableValue {
 /// The file's bytes, no more than its header says it holds.
 fn read_table(path: &Path) -> Result<format::TableReader<Vec<u8>>, GenError> {
     let length = format::read_header(path)?.file_length;
-    Ok(format::TableReader::new(format::read_regular(path, length)?)?)
+    Ok(format::TableReader::new(format::read_regular(
+        path, length,
+    )?)?)
 }
 
 /// Every DTC against a new walk of the pair's slices, with the results the
@@ -527,7 +539,12 @@ fn check_dtc_by_solving(
             }
         }
     }
-    finish_check(check, AtomicU64::new(checked), AtomicU64::new(found), Mutex::new(kept));
+    finish_check(
+        check,
+        AtomicU64::new(checked),
+        AtomicU64::new(found),
+        Mutex::new(kept),
+    );
     Ok(())
 }
 
@@ -548,29 +565,31 @@ fn check_dtc_values(
         .into_par_iter()
         .filter(|&i| in_sample(i, fraction))
         .collect();
-    sampled.par_iter().try_for_each(|&i| -> Result<(), GenError> {
-        let pos = index.unrank(i);
-        let Some(stored) = tb.probe_dtc(&pos)? else {
-            return Ok(());
-        };
-        if pos.has_capture() || pos.is_lost_by_no_moves() {
-            return Ok(());
-        }
-        checked.fetch_add(1, Ordering::Relaxed);
-        let (wdl, expected) = dtc_from_moves(&tb, &pos)?;
-        if expected != Some(stored) {
-            found.fetch_add(1, Ordering::Relaxed);
-            let mut k = kept.lock().expect("no panics while held");
-            if k.len() < KEEP {
-                k.push(Mismatch {
-                    fen: pos.to_string(),
-                    stored: dtc_value(wdl, format::dtc_byte(stored)),
-                    expected: dtc_value(wdl, format::dtc_byte(expected.unwrap_or(0))),
-                });
+    sampled
+        .par_iter()
+        .try_for_each(|&i| -> Result<(), GenError> {
+            let pos = index.unrank(i);
+            let Some(stored) = tb.probe_dtc(&pos)? else {
+                return Ok(());
+            };
+            if pos.has_capture() || pos.is_lost_by_no_moves() {
+                return Ok(());
             }
-        }
-        Ok(())
-    })?;
+            checked.fetch_add(1, Ordering::Relaxed);
+            let (wdl, expected) = dtc_from_moves(&tb, &pos)?;
+            if expected != Some(stored) {
+                found.fetch_add(1, Ordering::Relaxed);
+                let mut k = kept.lock().expect("no panics while held");
+                if k.len() < KEEP {
+                    k.push(Mismatch {
+                        fen: pos.to_string(),
+                        stored: dtc_value(wdl, format::dtc_byte(stored)),
+                        expected: dtc_value(wdl, format::dtc_byte(expected.unwrap_or(0))),
+                    });
+                }
+            }
+            Ok(())
+        })?;
     finish_check(check, checked, found, kept);
     Ok(())
 }

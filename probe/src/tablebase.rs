@@ -218,7 +218,10 @@ impl Tablebase {
 
     /// The table open in `material`'s slot, if any.
     fn open_table(&self, material: Material, kind: FileKind) -> Option<&Table> {
-        let ptr = self.slots.get(slot(material, kind))?.load(Ordering::Acquire);
+        let ptr = self
+            .slots
+            .get(slot(material, kind))?
+            .load(Ordering::Acquire);
         // SAFETY: a non-null slot points into a `Box<Table>` owned by
         // `self.opened`, which only grows until `self` is dropped; the
         // returned reference borrows `self`, so the table outlives it.
