@@ -22,7 +22,9 @@
 //! 2. values propagate backwards from the settled positions along king
 //!    moves walked back (a lost position makes its predecessors won; a
 //!    predecessor whose every king move leads to a won position, and whose
-//!    exits all lose, is lost);
+//!    exits all lose, is lost), level by level: since every exit is a
+//!    conversion (a man move or a capture), the level at which a position
+//!    settles is its distance to conversion, kept when `--dtc` asks;
 //! 3. what is never settled is drawn, and the slice's values go into the
 //!    pair's finished values at 2 bits per position (and 1 bit marking
 //!    capture positions, whose stored value is "don't care").
