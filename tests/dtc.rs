@@ -14,6 +14,7 @@
 //!   moves do not end) fails this.
 
 mod common;
+mod serve_support;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -360,4 +361,18 @@ fn a_capture_into_king_against_man_is_a_conversion_not_a_win_in_one() {
     assert_eq!(v["line_pdn"].as_str(), Some(line));
     assert_eq!(v["lone_king_plies"], 1);
     assert!(v["counted_threshold"].is_null() && v.get("plies").is_none());
+}
+
+/// The explorer's API answers with the line where the DTC files are there,
+/// as `dtb probe --json --line` does.
+#[test]
+fn the_explorer_api_gives_the_line() {
+    let dir = dtc_tables(RuleSet::Fmjd);
+    let server = serve_support::serve(dir, &[]);
+    for fen in ["W:WK46,K47,28:BK5", "W:WK1:BK50", "B:WK26,K27:B23,K42"] {
+        let (status, v) = serve_support::probe_api(server.addr, fen);
+        assert_eq!(status, 200, "{fen}");
+        assert_eq!(v, serve_support::cli_json(dir, fen, &["--line"]), "{fen}");
+        assert_eq!(v["line"].is_null(), v["result"] == "draw", "{fen}: {v}");
+    }
 }
