@@ -210,7 +210,9 @@ fn dtc_agrees_with_a_forward_fixed_point_on_four_piece_pairs() {
     }
 }
 
-/// A random decided position of the built materials (up to 5 pieces).
+/// A random decided position of the built materials (up to 5 pieces),
+/// without a capture to make (random placements are mostly captures,
+/// which end the game too soon to test much).
 fn random_decided(tb: &Tablebase, rng: &mut SmallRng, materials: &[Material]) -> Position {
     loop {
         let m = materials[rng.gen_range(0..materials.len())];
@@ -221,7 +223,7 @@ fn random_decided(tb: &Tablebase, rng: &mut SmallRng, materials: &[Material]) ->
         } else {
             pos.flipped()
         };
-        if fresh(tb, &pos) != Wdl::Draw {
+        if !pos.has_capture() && fresh(tb, &pos) != Wdl::Draw {
             return pos;
         }
     }
@@ -293,7 +295,11 @@ fn check_dtc_step(
 }
 
 fn play_games(rule_set: RuleSet, games: usize, seed: u64) {
-    let tb = Tablebase::open(dtc_tables(rule_set), rule_set).unwrap();
+    play_games_in(dtc_tables(rule_set), rule_set, games, seed);
+}
+
+fn play_games_in(dir: &Path, rule_set: RuleSet, games: usize, seed: u64) {
+    let tb = Tablebase::open(dir, rule_set).unwrap();
     let materials = tb.materials_on_disk();
     assert!(materials.iter().any(|m| m.pieces() == 5));
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -302,7 +308,22 @@ fn play_games(rule_set: RuleSet, games: usize, seed: u64) {
         let start = random_decided(&tb, &mut rng, &materials);
         plies += play_out(&tb, start, g % 2 == 0, &mut rng);
     }
+    eprintln!("{rule_set}: {games} games, {plies} plies in all");
     assert!(plies > games, "{rule_set}: games of {plies} plies in all");
+}
+
+/// The games on a complete set built with `--dtc` (say all 85 five-piece
+/// tables): `DTB_DTC_DIR=DIR DTB_DTC_RULES=fmjd cargo test --test dtc --
+/// --ignored`.
+#[test]
+#[ignore = "needs a set built with dtb gen --dtc in DTB_DTC_DIR"]
+fn best_moves_win_every_game_in_a_built_set() {
+    let dir = std::env::var("DTB_DTC_DIR").expect("DTB_DTC_DIR");
+    let rules: RuleSet = std::env::var("DTB_DTC_RULES")
+        .unwrap_or_else(|_| "fmjd".into())
+        .parse()
+        .unwrap();
+    play_games_in(Path::new(&dir), rules, 10_000, 4);
 }
 
 #[test]
