@@ -21,6 +21,7 @@ enum Command {
     /// Build tables by retrograde analysis.
     Gen(commands::gen::Args),
     /// The value of a position and of each of its moves.
+    #[command(after_long_help = commands::probe::METRICS)]
     Probe(commands::probe::Args),
     /// Check checksums, the manifest and every stored value.
     Verify(commands::verify::Args),

@@ -9,6 +9,21 @@ use crate::commands::common::{parse_fen, parse_position, shortened, TableArgs};
 use crate::exit::{CliError, CliResult};
 use crate::report::{answer, plies, principal_line, to_json, verdict, with_line, Answer, Line};
 
+/// What each distance counts (`dtb probe --help`; the README says the same).
+pub const METRICS: &str = "\
+Distances, each in plies (a ply is one move of one side), each with its own
+JSON field (null where it does not apply, or for a draw):
+  dtc                \"converts in N plies\": plies, the conversion included,
+                     until the next capture or man move on the best path
+                     that keeps the result (winner shortest, loser longest).
+                     Needs the .dtc files (dtb gen --dtc).
+  counted_threshold  \"win, if at least N plies are left on the 16-move
+                     count\": in a 16- or 5-move ending under fmjd and
+                     fmjd-diagonal, the plies the count must have left.
+  lone_king_plies    under pure, in the same endings: plies until the game
+                     ends or leaves them with the result settled.
+  game_plies         with --line: plies until the end of the game.";
+
 /// Flags of `dtb probe`.
 #[derive(clap::Args)]
 pub struct Args {
