@@ -179,38 +179,78 @@ pub(crate) struct Slice {
     pub(crate) mirror_men: u64,
 }
 
-/// Every slice of the pair, most advanced first, grouped by advancement
-/// (each group's slices are independent of each other).
-pub(crate) fn slice_groups(sides: &[PackedSide]) -> Vec<Vec<Slice>> {
+/// Every slice of a pair in one list, most advanced first, and where each
+/// group (one advancement; its slices are independent of each other)
+/// starts and ends in it. One list, filled in place: a men-only material
+/// has a slice per position (`MM-MMMM`: 125 M of them, 3 GB).
+pub(crate) struct SliceGroups {
+    slices: Vec<Slice>,
+    bounds: Vec<std::ops::Range<usize>>,
+}
+
+impl SliceGroups {
+    /// The groups, most advanced first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[Slice]> {
+        self.bounds.iter().map(|r| &self.slices[r.clone()])
+    }
+
+    /// Group `k`.
+    pub(crate) fn group(&self, k: usize) -> &[Slice] {
+        &self.slices[self.bounds[k].clone()]
+    }
+
+    /// The number of groups.
+    pub(crate) fn len(&self) -> usize {
+        self.bounds.len()
+    }
+
+    /// The number of slices.
+    pub(crate) fn slice_count(&self) -> usize {
+        self.slices.len()
+    }
+}
+
+/// Every slice of the pair, most advanced first, grouped by advancement.
+pub(crate) fn slice_groups(sides: &[PackedSide]) -> Result<SliceGroups, GenError> {
     let first = &sides[0].index;
     let other = &sides[sides.len() - 1].index;
     let symmetric = sides.len() == 1;
-    let mut slices: Vec<Slice> = (0..first.men_placements())
-        .into_par_iter()
-        .filter_map(|men| {
-            let [wm, _, bm, _] = first.unrank_masks(men * first.king_placements());
-            let mirror_men =
-                other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / other.king_placements();
-            // A symmetric material meets each pair of placements twice.
-            if symmetric && mirror_men < men {
-                return None;
-            }
-            Some(Slice {
-                advancement: advancement(wm, bm),
-                men,
-                mirror_men,
+    let placements = first.men_placements();
+    let capacity =
+        usize::try_from(placements).map_err(|_| GenError::TooLarge(sides[0].material))?;
+    let mut slices: Vec<Slice> = Vec::with_capacity(capacity);
+    // Chunk by chunk into the one list, so that it is never held twice.
+    const CHUNK: u64 = 1 << 20;
+    for start in (0..placements).step_by(CHUNK as usize) {
+        let chunk: Vec<Slice> = (start..(start + CHUNK).min(placements))
+            .into_par_iter()
+            .filter_map(|men| {
+                let [wm, _, bm, _] = first.unrank_masks(men * first.king_placements());
+                let mirror_men = other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0)
+                    / other.king_placements();
+                // A symmetric material meets each pair of placements twice.
+                if symmetric && mirror_men < men {
+                    return None;
+                }
+                Some(Slice {
+                    advancement: advancement(wm, bm),
+                    men,
+                    mirror_men,
+                })
             })
-        })
-        .collect();
-    slices.sort_by_key(|s| (std::cmp::Reverse(s.advancement), s.men));
-    let mut groups: Vec<Vec<Slice>> = Vec::new();
-    for s in slices {
-        match groups.last_mut() {
-            Some(g) if g[0].advancement == s.advancement => g.push(s),
-            _ => groups.push(vec![s]),
+            .collect();
+        slices.extend(chunk);
+    }
+    slices.par_sort_unstable_by_key(|s| (std::cmp::Reverse(s.advancement), s.men));
+    let mut bounds = Vec::new();
+    let mut start = 0;
+    for i in 1..=slices.len() {
+        if i == slices.len() || slices[i].advancement != slices[start].advancement {
+            bounds.push(start..i);
+            start = i;
         }
     }
-    groups
+    Ok(SliceGroups { slices, bounds })
 }
 
 /// Node states inside a slice.
@@ -849,8 +889,8 @@ fn solve_with(
         labels,
     };
     let t0 = std::time::Instant::now();
-    let groups = slice_groups(&sides);
-    let slices: usize = groups.iter().map(Vec::len).sum();
+    let groups = slice_groups(&sides)?;
+    let slices = groups.slice_count();
     // Slices this big are solved one at a time by every thread; so are
     // those of groups too small to keep every thread busy (a one-man
     // material has 5 slices a group), unless tiny.
@@ -858,10 +898,10 @@ fn solve_with(
     const SMALL: u64 = 1 << 16;
     let nodes = 2 * sides[0].index.king_placements();
     let threads = rayon::current_num_threads();
-    for group in groups {
+    for group in groups.iter() {
         let few = group.len() < 4 * threads && nodes > SMALL;
         if big.unwrap_or(nodes > BIG || few) {
-            for slice in &group {
+            for slice in group {
                 solver.solve_big(slice, progress)?;
             }
             continue;
@@ -910,23 +950,21 @@ impl SliceGroup {
         }
         let tb = crate::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
         let sides = pair_sides(material, false)?;
-        let mut groups = slice_groups(&sides);
+        let groups = slice_groups(&sides)?;
         if which >= groups.len() {
             return Ok(None);
         }
-        let group = groups.swap_remove(which);
-        groups.truncate(which);
         let mut prepared = SliceGroup {
             tb,
             rule_set,
             sides,
             group: Vec::new(),
         };
-        for earlier in groups {
-            prepared.group = earlier;
+        for earlier in 0..which {
+            prepared.group = groups.group(earlier).to_vec();
             prepared.solve()?;
         }
-        prepared.group = group;
+        prepared.group = groups.group(which).to_vec();
         Ok(Some(prepared))
     }
 
