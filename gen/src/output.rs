@@ -100,29 +100,49 @@ pub(crate) fn write_packed_side(
     }
     let path = dir.join(side.material.file_name());
     let mut writer = TableWriter::create(&path, spec)?;
-    const BATCH: u64 = 256;
+    let fill = |b: u64, start, end| (filled_block(side, start, end, entering[b as usize]), ());
+    write_blocks(&mut writer, &path, side.len(), spec, fill, |()| {})?;
+    let path = writer.finish(stats)?;
+    Ok((path, stats))
+}
+
+/// Fills the blocks of a table of `len` positions (`fill(block, start,
+/// end)`: its raw bytes and what it tells of them), compresses them in
+/// parallel, a batch at a time, and writes them in order, handing each
+/// block's `T` to `each` in order too.
+fn write_blocks<T: Send>(
+    writer: &mut TableWriter,
+    path: &Path,
+    len: u64,
+    spec: TableSpec,
+    fill: impl Fn(u64, u64, u64) -> (Vec<u8>, T) + Sync,
+    mut each: impl FnMut(T),
+) -> Result<(), GenError> {
+    let per_block = u64::from(spec.positions_per_block);
+    let blocks = len.div_ceil(per_block);
+    const BATCH: u64 = 64;
     for first in (0..blocks).step_by(BATCH as usize) {
         let batch = first..(first + BATCH).min(blocks);
-        let compressed: Vec<(Vec<u8>, u64)> = batch
+        let compressed: Vec<(Vec<u8>, u64, T)> = batch
             .into_par_iter()
             .map_init(
                 || zstd::bulk::Compressor::new(spec.level),
                 |compressor, b| {
                     let start = b * per_block;
-                    let end = (start + per_block).min(side.len());
-                    let raw = filled_block(side, start, end, entering[b as usize]);
-                    let compressor = compressor.as_mut().map_err(|e| io_error(&path, e))?;
-                    let bytes = compressor.compress(&raw).map_err(|e| io_error(&path, &e))?;
-                    Ok((bytes, end - start))
+                    let end = (start + per_block).min(len);
+                    let (raw, told) = fill(b, start, end);
+                    let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
+                    let bytes = compressor.compress(&raw).map_err(|e| io_error(path, &e))?;
+                    Ok((bytes, end - start, told))
                 },
             )
             .collect::<Result<_, GenError>>()?;
-        for (bytes, positions) in compressed {
+        for (bytes, positions, told) in compressed {
             writer.push_compressed_block(&bytes, positions)?;
+            each(told);
         }
     }
-    let path = writer.finish(stats)?;
-    Ok((path, stats))
+    Ok(())
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> GenError {
@@ -205,33 +225,13 @@ pub(crate) fn write_dtc_side(
     rule_set: RuleSet,
 ) -> Result<(PathBuf, TableStats), GenError> {
     let spec = TableSpec::new(side.material, rule_set, ValueKind::Dtc);
-    let per_block = u64::from(spec.positions_per_block);
-    let blocks = side.len().div_ceil(per_block);
     let path = format::dtc_path(dir, side.material);
     let mut writer = TableWriter::create(&path, spec)?;
     let mut stats = TableStats::default();
-    const BATCH: u64 = 64;
-    for first in (0..blocks).step_by(BATCH as usize) {
-        let batch = first..(first + BATCH).min(blocks);
-        let compressed: Vec<(Vec<u8>, u64, TableStats)> = batch
-            .into_par_iter()
-            .map_init(
-                || zstd::bulk::Compressor::new(spec.level),
-                |compressor, b| {
-                    let start = b * per_block;
-                    let end = (start + per_block).min(side.len());
-                    let (raw, block_stats) = dtc_block(side, start, end);
-                    let compressor = compressor.as_mut().map_err(|e| io_error(&path, e))?;
-                    let bytes = compressor.compress(&raw).map_err(|e| io_error(&path, &e))?;
-                    Ok((bytes, end - start, block_stats))
-                },
-            )
-            .collect::<Result<_, GenError>>()?;
-        for (bytes, positions, block_stats) in compressed {
-            writer.push_compressed_block(&bytes, positions)?;
-            add_stats(&mut stats, &block_stats);
-        }
-    }
+    let fill = |_, start, end| dtc_block(side, start, end);
+    write_blocks(&mut writer, &path, side.len(), spec, fill, |block_stats| {
+        add_stats(&mut stats, &block_stats)
+    })?;
     let path = writer.finish(stats)?;
     Ok((path, stats))
 }

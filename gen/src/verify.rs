@@ -137,6 +137,19 @@ impl TableProblem {
 }
 
 impl TableCheck {
+    /// A verdict on `path` not reached yet: nothing checked, no problem.
+    fn new(material: Material, path: PathBuf) -> TableCheck {
+        TableCheck {
+            material,
+            path,
+            checked: 0,
+            mismatches: Vec::new(),
+            mismatch_count: 0,
+            problem: None,
+            seconds: 0.0,
+        }
+    }
+
     /// Whether the table passed.
     pub fn ok(&self) -> bool {
         self.mismatch_count == 0 && self.problem.is_none()
@@ -179,15 +192,7 @@ fn check_table(
 ) -> TableCheck {
     let start = Instant::now();
     let path = format::table_path(&table_dir(&options.dir, options.rule_set), material);
-    let mut check = TableCheck {
-        material,
-        path: path.clone(),
-        checked: 0,
-        mismatches: Vec::new(),
-        mismatch_count: 0,
-        problem: None,
-        seconds: 0.0,
-    };
+    let mut check = TableCheck::new(material, path.clone());
     let resolve = options.sample.is_none_or(|f| f >= 1.0) && uses_slices(material);
     if let Err(e) = check_file(options, material, &path).and_then(|()| {
         if resolve {
@@ -415,15 +420,7 @@ fn check_dtc(options: &VerifyOptions, material: Material) -> TableCheck {
     let start = Instant::now();
     let dir = table_dir(&options.dir, options.rule_set);
     let path = format::dtc_path(&dir, material);
-    let mut check = TableCheck {
-        material,
-        path: path.clone(),
-        checked: 0,
-        mismatches: Vec::new(),
-        mismatch_count: 0,
-        problem: None,
-        seconds: 0.0,
-    };
+    let mut check = TableCheck::new(material, path.clone());
     let full = options.sample.is_none_or(|f| f >= 1.0);
     let result = check_dtc_file(options, material, &path).and_then(|()| {
         if full {
