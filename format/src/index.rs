@@ -330,6 +330,37 @@ impl MaterialIndex {
         (white_kings, black_kings)
     }
 
+    /// The king placements beside the men `men` from king rank `start`
+    /// on, in index order: what [`MaterialIndex::unrank_kings`] gives for
+    /// `start`, `start + 1`, ..., each found from the one before.
+    pub fn king_walk(&self, men: u64, start: u64) -> KingWalk {
+        let free = 50 - men.count_ones();
+        let white_count = self.material.white_kings as u32;
+        let black_count = self.material.black_kings as u32;
+        let (white, black) = if start < self.king_placements {
+            (
+                colex_unrank(start / self.black_king_placements, white_count, free),
+                colex_unrank(
+                    start % self.black_king_placements,
+                    black_count,
+                    free - white_count,
+                ),
+            )
+        } else {
+            (u64::MAX, u64::MAX)
+        };
+        KingWalk {
+            men,
+            white_end: 1u64 << free,
+            black_end: 1u64 << (free - white_count),
+            black_first: (1u64 << black_count) - 1,
+            white,
+            black,
+            white_kings: expand(white, men),
+            done: start >= self.king_placements,
+        }
+    }
+
     /// The White-to-move position with index `index` (< `count()`).
     pub fn unrank(&self, index: u64) -> Position {
         let [wm, wk, bm, bk] = self.unrank_masks(index);
@@ -433,6 +464,67 @@ impl KingMoveRanks {
     }
 }
 
+/// The next combination in colex order after `set` (the same number of
+/// members, the next larger mask: Gosper's successor); 0 for the empty
+/// set, which has no successor.
+#[inline(always)]
+fn colex_next(set: u64) -> u64 {
+    if set == 0 {
+        return u64::MAX;
+    }
+    let lowest = set & set.wrapping_neg();
+    let ripple = set + lowest;
+    (((ripple ^ set) >> 2) / lowest) | ripple
+}
+
+/// King placements in index order (see [`MaterialIndex::king_walk`]):
+/// `(white kings, black kings)` as dense masks.
+#[derive(Clone, Debug)]
+pub struct KingWalk {
+    men: u64,
+    /// One past the largest squeezed white combination.
+    white_end: u64,
+    /// One past the largest squeezed black combination.
+    black_end: u64,
+    /// The first black combination.
+    black_first: u64,
+    /// The squeezed combinations of the placement to give next.
+    white: u64,
+    black: u64,
+    /// `white` spread over the squares the men leave.
+    white_kings: u64,
+    done: bool,
+}
+
+impl Iterator for KingWalk {
+    type Item = (u64, u64);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u64, u64)> {
+        if self.done {
+            return None;
+        }
+        let placement = (
+            self.white_kings,
+            expand(self.black, self.men | self.white_kings),
+        );
+        let black = colex_next(self.black);
+        if black < self.black_end {
+            self.black = black;
+        } else {
+            let white = colex_next(self.white);
+            if white < self.white_end {
+                self.white = white;
+                self.white_kings = expand(white, self.men);
+                self.black = self.black_first;
+            } else {
+                self.done = true;
+            }
+        }
+        Some(placement)
+    }
+}
+
 /// Where a position's value is stored: the material of the table and the
 /// White-to-move position inside it (the colour-flipped position when
 /// Black is to move).
@@ -454,6 +546,28 @@ mod tests {
         assert_eq!(binomial(50, 3), 19600);
         assert_eq!(binomial(64, 32), 1_832_624_140_942_590_534);
         assert_eq!(binomial(3, 5), 0);
+    }
+
+    #[test]
+    fn king_walk_agrees_with_unrank_kings() {
+        for name in ["K-K", "KK-K", "K-KKK", "KKM-KM", "MM-M", "KKKK-K", "M-KKKK"] {
+            let material: Material = name.parse().unwrap();
+            let index = MaterialIndex::new(material);
+            let kings = index.king_placements();
+            for men_rank in (0..index.men_placements()).step_by(997) {
+                let [wm, _, bm, _] = index.unrank_masks(men_rank * kings);
+                let men = wm | bm;
+                for start in [0, kings / 3, kings - 1] {
+                    let walked: Vec<(u64, u64)> = index.king_walk(men, start).collect();
+                    assert_eq!(walked.len() as u64, kings - start, "{name}");
+                    for (j, &placement) in walked.iter().enumerate() {
+                        let k = start + j as u64;
+                        assert_eq!(placement, index.unrank_kings(men, k), "{name} {k}");
+                    }
+                }
+                assert_eq!(index.king_walk(men, kings).next(), None);
+            }
+        }
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub use files::{
     remove_partial_tables, table_dir, table_path, DTC_EXTENSION, TABLE_EXTENSION,
 };
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
-pub use index::{binomial, table_position, KingMoveRanks, MaterialIndex, UnrankCursor};
+pub use index::{binomial, table_position, KingMoveRanks, KingWalk, MaterialIndex, UnrankCursor};
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{wdl_code, TableReader};
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};

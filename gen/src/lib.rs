@@ -11,6 +11,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod captures;
 mod dense;
 mod error;
 mod level_queue;
@@ -166,7 +167,9 @@ pub(crate) fn open_for_pair(
     preload_bytes: u64,
 ) -> Result<Tablebase, GenError> {
     let tb = Tablebase::open_with(dir, rule_set, TablebaseOptions { cache_bytes })?;
-    let mut exits = material.exits();
+    // Smallest first: the tables reached by chains of captures (a capture
+    // answered by a capture) are small and read often.
+    let mut exits = reachable(material);
     exits.sort_by_key(|e| MaterialIndex::new(*e).count());
     let mut preloaded = 0u64;
     for exit in exits {
@@ -179,6 +182,22 @@ pub(crate) fn open_for_pair(
         }
     }
     Ok(tb)
+}
+
+/// Every material that moves from `material`'s pair can lead to, through
+/// any number of captures and crownings (the pair itself excluded).
+pub(crate) fn reachable(material: Material) -> Vec<Material> {
+    let mut out = material.exits();
+    let mut next = 0;
+    while next < out.len() {
+        for exit in out[next].exits() {
+            if !out.contains(&exit) {
+                out.push(exit);
+            }
+        }
+        next += 1;
+    }
+    out
 }
 
 /// A solved pair, from either solver.

@@ -43,6 +43,7 @@ use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Color, CountedEnding, Move, Position};
 
+use crate::captures::ChildTables;
 use crate::dense;
 use crate::error::GenError;
 use crate::progress::Progress;
@@ -364,6 +365,9 @@ pub(crate) struct SliceSolver<'a> {
     /// for the counted endings, whose results the whole-material solver
     /// finds); a result that comes out different is an error.
     pub(crate) labels: bool,
+    /// The tables captures and crownings lead to, read directly (outside
+    /// the counted endings).
+    pub(crate) children: ChildTables<'a>,
 }
 
 impl SliceSolver<'_> {
@@ -457,8 +461,8 @@ impl SliceSolver<'_> {
         scratch.cells.clear();
         scratch.queue.clear();
         scratch.next.clear();
-        for node in 0..n {
-            let init = self.examine_node(&parts, node, &mut scratch.moves)?;
+        for (node, kings) in self.walk_nodes(&parts, 0..n) {
+            let init = self.examine_node(&parts, node, kings, &mut scratch.moves)?;
             scratch.cells.push(cell_of(&init));
             if matches!(init.state, WON | LOST) {
                 self.store_dtc(&parts, node, u32::from(init.level));
@@ -522,9 +526,10 @@ impl SliceSolver<'_> {
             .par_chunks(CHUNK)
             .enumerate()
             .try_for_each_init(Vec::new, |moves, (c, chunk)| {
-                for (j, cell) in chunk.iter().enumerate() {
-                    let node = c * CHUNK + j;
-                    let init = self.examine_node(&parts, node, moves)?;
+                let first = c * CHUNK;
+                for (node, kings) in self.walk_nodes(&parts, first..first + chunk.len()) {
+                    let cell = &chunk[node - first];
+                    let init = self.examine_node(&parts, node, kings, moves)?;
                     cell.store(cell_of(&init), Ordering::Relaxed);
                     if matches!(init.state, WON | LOST) {
                         self.store_dtc(&parts, node, u32::from(init.level));
@@ -623,15 +628,41 @@ impl SliceSolver<'_> {
         self.sides[part.side].store_dtc(part.base + node as u64 % kings, level);
     }
 
-    /// Step 1 for node `node`, with its known result applied in labels
-    /// mode.
+    /// The nodes `nodes` in order, each with its kings `(white, black)`:
+    /// the king placements are walked, not unranked one by one.
+    fn walk_nodes<'p>(
+        &'p self,
+        parts: &'p [Part],
+        nodes: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (usize, (u64, u64))> + 'p {
+        let kings = self.sides[0].index.king_placements() as usize;
+        let first_part = nodes.start / kings;
+        let last_part = nodes.end.div_ceil(kings);
+        (first_part..last_part).flat_map(move |x| {
+            let start = nodes.start.max(x * kings);
+            let end = nodes.end.min((x + 1) * kings);
+            let part = &parts[x];
+            self.sides[part.side]
+                .index
+                .king_walk(part.men(), (start - x * kings) as u64)
+                .take(end - start)
+                .enumerate()
+                .map(move |(j, placement)| (start + j, placement))
+        })
+    }
+
+    /// Step 1 for node `node` (its kings `(white, black)`), with its known
+    /// result applied in labels mode.
     fn examine_node(
         &self,
         parts: &[Part],
         node: usize,
+        (wk, bk): (u64, u64),
         moves: &mut Vec<Move>,
     ) -> Result<NodeInit, GenError> {
-        let (x, k, wk, bk) = self.node_kings(parts, node);
+        let king_placements = self.sides[0].index.king_placements();
+        let x = (node as u64 / king_placements) as usize;
+        let k = node as u64 % king_placements;
         let to = &parts[other_part(parts, x)];
         let init = self.examine(&parts[x], to, wk, bk, moves)?;
         if !self.labels || init.flags & CAPTURE != 0 {
@@ -677,10 +708,15 @@ impl SliceSolver<'_> {
         let pos = Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
             .map_err(|e| GenError::Internal(format!("slice position: {e}")))?;
         if pos.has_capture() {
-            pos.generate_moves(moves);
-            let value = self.tb.probe_capture(&pos, moves)?;
+            let wdl = if self.class.is_none() {
+                self.children.capture_value(&pos, moves)?
+            } else {
+                pos.generate_moves(moves);
+                let value = self.tb.probe_capture(&pos, moves)?;
+                value.wdl_with(self.rule_set, self.class, None)
+            };
             return Ok(NodeInit {
-                state: state_of(value.wdl_with(self.rule_set, self.class, None)),
+                state: state_of(wdl),
                 counter: 0,
                 flags: CAPTURE,
                 level: 1,
@@ -741,6 +777,9 @@ impl SliceSolver<'_> {
     fn crowning_value(&self, wm: u64, wk: u64, bm: u64, bk: u64) -> Result<Wdl, GenError> {
         let child = Position::from_dense_masks(Color::Black, wm | wk, bm | bk, wk | bk)
             .map_err(|e| GenError::Internal(format!("crowning: {e}")))?;
+        if self.class.is_none() {
+            return self.children.child_result(&child);
+        }
         let value = self.tb.probe(&child)?;
         Ok(child_view(self.rule_set, None, Material::of(&child), value).wdl)
     }
@@ -887,6 +926,7 @@ fn solve_with(
         sides: &sides,
         class: material.counted_ending(),
         labels,
+        children: ChildTables::new(tb, rule_set, material),
     };
     let t0 = std::time::Instant::now();
     let groups = slice_groups(&sides)?;
@@ -993,6 +1033,7 @@ impl SliceGroup {
             sides: &self.sides,
             class: None,
             labels: false,
+            children: ChildTables::new(&self.tb, self.rule_set, self.sides[0].material),
         };
         self.group
             .par_iter()

@@ -36,7 +36,7 @@ mod tablebase;
 
 pub use error::ProbeError;
 pub use format::{table_dir, Material, RuleSet, TableValue, Wdl};
-pub use tablebase::{MoveValue, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
+pub use tablebase::{MoveValue, Preloaded, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
 
 #[cfg(test)]
 mod tests {

@@ -103,6 +103,45 @@ enum Miss {
     Failed(ProbeError),
 }
 
+/// A table decoded whole into memory, read by index (see
+/// [`Tablebase::preloaded`]). It stays valid while its tablebase lives,
+/// even if the file is replaced meanwhile.
+#[derive(Clone, Copy)]
+pub struct Preloaded<'a> {
+    index: &'a format::MaterialIndex,
+    data: &'a [u8],
+    kind: ValueKind,
+}
+
+impl<'a> Preloaded<'a> {
+    /// The table's index (White-to-move positions of its material).
+    pub fn index(&self) -> &'a format::MaterialIndex {
+        self.index
+    }
+
+    /// The value stored for position `i` of the index: what the table
+    /// says of it, which means nothing for a capture position (those are
+    /// resolved by search). `None` when `i` is out of range or the byte
+    /// is not a value.
+    #[inline]
+    pub fn value(&self, i: u64) -> Option<TableValue> {
+        let i = usize::try_from(i).ok()?;
+        match self.kind {
+            ValueKind::Wdl => {
+                let byte = *self.data.get(i / 4)?;
+                Wdl::from_code(byte >> (2 * (i % 4)) & 3).map(|wdl| TableValue {
+                    wdl,
+                    distance: None,
+                })
+            }
+            ValueKind::Distance | ValueKind::Dtc => {
+                let byte = *self.data.get(i)?;
+                Some(TableValue::from_distance(DistanceValue::decode(byte)))
+            }
+        }
+    }
+}
+
 /// Endgame tables of one rule set in one directory. `Send + Sync`: share
 /// one between all search threads.
 pub struct Tablebase {
@@ -293,6 +332,22 @@ impl Tablebase {
             let _ = table.decoded.set(all);
         }
         Ok(())
+    }
+
+    /// `material`'s table if it was decoded whole into memory
+    /// ([`Tablebase::preload`]), to be read by index: the generator ranks
+    /// its positions itself. `None` when it is not preloaded.
+    pub fn preloaded(&self, material: Material) -> Option<Preloaded<'_>> {
+        if material.pieces() > MAX_TABLE_PIECES {
+            return None;
+        }
+        let table = self.open_table(material, FileKind::Values)?;
+        let data = table.decoded.get()?;
+        Some(Preloaded {
+            index: &table.index,
+            data,
+            kind: table.kind,
+        })
     }
 
     /// The stored byte of position `pos` (White to move) of `material`'s table (a WLD

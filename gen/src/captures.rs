@@ -1,0 +1,156 @@
+//! The generator's own path for the values of capture positions: the
+//! prober's answer, without its layers. A capture leads to a smaller
+//! material whose table is usually decoded whole in memory; the child is
+//! ranked here and its value read from that array. A child that must
+//! capture in turn, or whose table is not in memory, goes to the prober.
+//!
+//! Only for positions outside the counted endings, which keep a bare
+//! result: the value is won if some capture leads to a lost child, drawn if
+//! none does but one draws, lost otherwise (as
+//! `format::value_from_children` finds it without a class).
+
+use format::{child_view, Material, RuleSet, Wdl};
+use probe::{Preloaded, Tablebase};
+use rules::{Color, Move, Position};
+
+use crate::dense;
+use crate::error::GenError;
+
+/// The tables a pair's captures and crownings lead to, by material.
+pub(crate) struct ChildTables<'a> {
+    tb: &'a Tablebase,
+    rule_set: RuleSet,
+    /// Count of pieces a side can have plus one: the radix of `slot`.
+    radix: usize,
+    tables: Vec<Option<Preloaded<'a>>>,
+}
+
+impl<'a> ChildTables<'a> {
+    /// The preloaded tables among those `material`'s pair leads to.
+    pub(crate) fn new(tb: &'a Tablebase, rule_set: RuleSet, material: Material) -> Self {
+        let radix = material.pieces() as usize + 1;
+        let mut tables = vec![None; radix.pow(4)];
+        for exit in crate::reachable(material) {
+            tables[slot(exit, radix)] = tb.preloaded(exit);
+        }
+        ChildTables {
+            tb,
+            rule_set,
+            radix,
+            tables,
+        }
+    }
+
+    /// The result, for the side to move in `pos` (which must capture and
+    /// is outside the counted endings), of its best capture (and so its
+    /// value). `moves` is
+    /// scratch space.
+    pub(crate) fn capture_value(
+        &self,
+        pos: &Position,
+        moves: &mut Vec<Move>,
+    ) -> Result<Wdl, GenError> {
+        pos.generate_moves(moves);
+        let mut draw = false;
+        for mv in moves.iter() {
+            match self.child_result(&pos.play(mv))? {
+                Wdl::Loss => return Ok(Wdl::Win),
+                Wdl::Draw => draw = true,
+                Wdl::Win => {}
+            }
+        }
+        Ok(if draw { Wdl::Draw } else { Wdl::Loss })
+    }
+
+    /// The result for the side to move in `child`, a position reached by
+    /// a capture or a crowning from outside the counted endings, as that
+    /// move sees it (see `format::child_view`).
+    pub(crate) fn child_result(&self, child: &Position) -> Result<Wdl, GenError> {
+        let mover = child.side_to_move();
+        if child.pieces(mover).is_empty() {
+            return Ok(Wdl::Loss);
+        }
+        let material = Material::of(child);
+        let stored = match mover {
+            Color::White => material,
+            Color::Black => material.mirrored(),
+        };
+        if child.has_capture() {
+            if material.counted_ending().is_some() {
+                let value = self.tb.probe(child)?;
+                return Ok(child_view(self.rule_set, None, material, value).wdl);
+            }
+            // Outside the counted endings the child's value is its bare
+            // result, which is also how the parent sees it.
+            return with_spare_moves(|moves| self.capture_value(child, moves));
+        }
+        let value = match self.stored_table(stored) {
+            Some(table) => {
+                let [wm, wk, bm, bk] = white_to_move_masks(child);
+                let i = table.index().rank_masks(wm, wk, bm, bk);
+                table
+                    .value(i)
+                    .ok_or_else(|| GenError::Internal(format!("{stored}: no value at index {i}")))?
+            }
+            _ => self.tb.probe(child)?,
+        };
+        Ok(child_view(self.rule_set, None, material, value).wdl)
+    }
+
+    /// The preloaded table of `material` (White to move).
+    fn stored_table(&self, material: Material) -> Option<Preloaded<'a>> {
+        *self.tables.get(slot(material, self.radix))?
+    }
+}
+
+thread_local! {
+    /// Move lists for captures answered by captures, one per depth in use.
+    static SPARE_MOVES: std::cell::RefCell<Vec<Vec<Move>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with a move list of this thread's spares (returned after).
+fn with_spare_moves<T>(f: impl FnOnce(&mut Vec<Move>) -> T) -> T {
+    let mut moves = SPARE_MOVES
+        .with(|spares| spares.borrow_mut().pop())
+        .unwrap_or_default();
+    let out = f(&mut moves);
+    SPARE_MOVES.with(|spares| spares.borrow_mut().push(moves));
+    out
+}
+
+/// The dense masks (White men, White kings, Black men, Black kings) of
+/// `pos` as stored: White to move, the board turned when Black moves.
+fn white_to_move_masks(pos: &Position) -> [u64; 4] {
+    let mask = |color: Color, kings: bool| {
+        let set = if kings {
+            pos.kings(color)
+        } else {
+            pos.men(color)
+        };
+        set.to_dense()
+    };
+    match pos.side_to_move() {
+        Color::White => [
+            mask(Color::White, false),
+            mask(Color::White, true),
+            mask(Color::Black, false),
+            mask(Color::Black, true),
+        ],
+        Color::Black => [
+            dense::flip(mask(Color::Black, false)),
+            dense::flip(mask(Color::Black, true)),
+            dense::flip(mask(Color::White, false)),
+            dense::flip(mask(Color::White, true)),
+        ],
+    }
+}
+
+/// Where `material` (White to move; the mirror of a Black-to-move one)
+/// sits in `ChildTables::tables`, or past its end when a count is too big.
+fn slot(m: Material, radix: usize) -> usize {
+    let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+    if counts.iter().any(|&c| c as usize >= radix) {
+        return usize::MAX;
+    }
+    counts.iter().fold(0, |acc, &c| acc * radix + c as usize)
+}
