@@ -347,7 +347,7 @@ impl MaterialIndex {
                 ),
             )
         } else {
-            (u64::MAX, u64::MAX)
+            (0, 0)
         };
         KingWalk {
             men,

@@ -184,15 +184,19 @@ pub(crate) fn open_for_pair(
     Ok(tb)
 }
 
-/// Every material that moves from `material`'s pair can lead to, through
-/// any number of captures and crownings (the pair itself excluded).
+/// The materials whose tables `material`'s pair reads: its exits (see
+/// [`Material::exits`]) and what the captures and crownings of its smaller
+/// exits lead to, and so on (a capture answered by a capture is resolved by
+/// search). Exits as large as the pair (crownings) are read directly only.
 pub(crate) fn reachable(material: Material) -> Vec<Material> {
     let mut out = material.exits();
     let mut next = 0;
     while next < out.len() {
-        for exit in out[next].exits() {
-            if !out.contains(&exit) {
-                out.push(exit);
+        if out[next].pieces() < material.pieces() {
+            for exit in out[next].exits() {
+                if !out.contains(&exit) {
+                    out.push(exit);
+                }
             }
         }
         next += 1;

@@ -130,6 +130,33 @@ impl PackedSide {
         self.captures[w].load(Ordering::Relaxed)
     }
 
+    /// Records the values `(code, capture)` of positions `start`,
+    /// `start + 1`, ... as [`PackedSide::store`] does, one atomic `or` per
+    /// word.
+    pub(crate) fn store_run(&self, start: u64, values: impl Iterator<Item = (u8, bool)>) {
+        let (mut code_word, mut codes) = (start / 32, 0u64);
+        let (mut mark_word, mut marks) = (start / 64, 0u64);
+        let flush = |words: &[AtomicU64], w: u64, bits: u64| {
+            if bits != 0 {
+                words[w as usize].fetch_or(bits, Ordering::Relaxed);
+            }
+        };
+        for (i, (code, capture)) in (start..).zip(values) {
+            if i / 32 != code_word {
+                flush(&self.codes, code_word, codes);
+                (code_word, codes) = (i / 32, 0);
+            }
+            if i / 64 != mark_word {
+                flush(&self.captures, mark_word, marks);
+                (mark_word, marks) = (i / 64, 0);
+            }
+            codes |= u64::from(code) << (2 * (i % 32));
+            marks |= u64::from(capture) << (i % 64);
+        }
+        flush(&self.codes, code_word, codes);
+        flush(&self.captures, mark_word, marks);
+    }
+
     /// Records the value of position `i` (written once; slices running
     /// side by side may share a word, hence the atomic `or`).
     pub(crate) fn store(&self, i: u64, code: u8, capture: bool) {
@@ -504,9 +531,7 @@ impl SliceSolver<'_> {
             scratch.next.clear();
             level += 1;
         }
-        for (node, &cell) in cells.iter().enumerate() {
-            self.store(&parts, node, cell)?;
-        }
+        self.store_nodes(&parts, 0..n, |node| cells[node])?;
         Ok(n as u64)
     }
 
@@ -586,38 +611,56 @@ impl SliceSolver<'_> {
             .par_chunks(CHUNK)
             .enumerate()
             .try_for_each(|(c, chunk)| {
-                for (j, cell) in chunk.iter().enumerate() {
-                    self.store(&parts, c * CHUNK + j, cell.load(Ordering::Relaxed))?;
-                }
+                let first = c * CHUNK;
+                self.store_nodes(&parts, first..first + chunk.len(), |node| {
+                    chunk[node - first].load(Ordering::Relaxed)
+                })?;
                 progress.advance(chunk.len() as u64 - chunk.len() as u64 / 2);
                 Ok::<(), GenError>(())
             })?;
         Ok(n as u64)
     }
 
-    /// Stores the value of node `node` (its cell `cell`) in its side's
-    /// finished values. In labels mode, checks it against the known one.
-    fn store(&self, parts: &[Part], node: usize, cell: Cell) -> Result<(), GenError> {
-        let kings = self.sides[0].index.king_placements();
-        let part = &parts[(node as u64 / kings) as usize];
-        let code = match state_in(cell) {
-            WON => Wdl::Win,
-            LOST => Wdl::Loss,
-            _ => Wdl::Draw,
+    /// Stores the values of nodes `nodes` (node `j`'s cell is `cell(j)`)
+    /// in their sides' finished values, a word at a time. In labels mode,
+    /// checks each against the known one.
+    fn store_nodes(
+        &self,
+        parts: &[Part],
+        nodes: std::ops::Range<usize>,
+        cell: impl Fn(usize) -> Cell,
+    ) -> Result<(), GenError> {
+        let kings = self.sides[0].index.king_placements() as usize;
+        let mut node = nodes.start;
+        while node < nodes.end {
+            let x = node / kings;
+            let end = nodes.end.min((x + 1) * kings);
+            let part = &parts[x];
+            let side = &self.sides[part.side];
+            let first = part.base + (node - x * kings) as u64;
+            if self.labels {
+                for j in node..end {
+                    self.check_label(side, first + (j - node) as u64, cell(j))?;
+                }
+            }
+            side.store_run(first, (node..end).map(|j| node_value(cell(j))));
+            node = end;
         }
-        .code();
-        let capture = flags_in(cell) & CAPTURE != 0;
-        let side = &self.sides[part.side];
-        let i = part.base + node as u64 % kings;
-        if self.labels && !capture && side.code(i) != code {
-            return Err(GenError::Internal(format!(
-                "{}: position {i} solves to WLD code {code}, its table says {}",
-                side.material,
-                side.code(i)
-            )));
-        }
-        side.store(i, code, capture);
         Ok(())
+    }
+
+    /// Labels mode: checks that position `i` of `side` solved (its cell
+    /// `cell`) to the result its table states.
+    fn check_label(&self, side: &PackedSide, i: u64, cell: Cell) -> Result<(), GenError> {
+        let (code, capture) = node_value(cell);
+        if capture || side.code(i) == code {
+            return Ok(());
+        }
+        Err(GenError::Internal(format!(
+            "{}: position {i} solves to WLD code {code}, its table says {}",
+            side.material,
+            side.code(i)
+        )))
     }
 
     /// Records that node `node` settled at `level`: its DTC.
@@ -842,6 +885,17 @@ fn settle_predecessor(cell: &AtomicU16, lost: bool) -> bool {
             Err(now) => v = now,
         }
     }
+}
+
+/// The WLD code and capture mark a node's final cell stores.
+#[inline]
+fn node_value(cell: Cell) -> (u8, bool) {
+    let code = match state_in(cell) {
+        WON => Wdl::Win,
+        LOST => Wdl::Loss,
+        _ => Wdl::Draw,
+    };
+    (code.code(), flags_in(cell) & CAPTURE != 0)
 }
 
 /// What step 1 finds for a node.
