@@ -42,9 +42,8 @@ impl<'a> ChildTables<'a> {
     }
 
     /// The result, for the side to move in `pos` (which must capture and
-    /// is outside the counted endings), of its best capture (and so its
-    /// value). `moves` is
-    /// scratch space.
+    /// is outside the counted endings), of its best capture: its value.
+    /// `moves` is scratch space.
     pub(crate) fn capture_value(
         &self,
         pos: &Position,
@@ -153,4 +152,56 @@ fn slot(m: Material, radix: usize) -> usize {
         return usize::MAX;
     }
     counts.iter().fold(0, |acc, &c| acc * radix + c as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{generate, open_for_pair, GenOptions};
+    use format::MaterialIndex;
+
+    /// The prober's view of `child`, the old path.
+    fn probed(tb: &Tablebase, rule_set: RuleSet, child: &Position) -> Wdl {
+        if child.pieces(child.side_to_move()).is_empty() {
+            return Wdl::Loss;
+        }
+        let value = tb.probe(child).unwrap();
+        child_view(rule_set, None, Material::of(child), value).wdl
+    }
+
+    #[test]
+    fn capture_and_crowning_values_agree_with_the_prober() {
+        for rule_set in [RuleSet::Fmjd, RuleSet::FmjdDiagonal, RuleSet::Pure] {
+            let dir = tempfile::tempdir().unwrap();
+            generate(&GenOptions::new(dir.path(), rule_set, 4)).unwrap();
+            // Outside the counted endings, with captures into them (KK-K,
+            // KM-K), crownings, and chains of captures.
+            for name in ["KK-KM", "KM-KM", "KM-MM", "KKM-M", "MM-MM", "M-KKM", "K-MM"] {
+                let material: Material = name.parse().unwrap();
+                assert!(material.counted_ending().is_none(), "{name}");
+                let tb = open_for_pair(dir.path(), rule_set, material, 1 << 20, 1 << 30).unwrap();
+                let children = ChildTables::new(&tb, rule_set, material);
+                let index = MaterialIndex::new(material);
+                let (mut moves, mut checked) = (Vec::new(), [0; 2]);
+                for i in (0..index.count()).step_by(13) {
+                    let pos = index.unrank(i);
+                    if pos.has_capture() {
+                        let fast = children.capture_value(&pos, &mut moves).unwrap();
+                        let value = tb.probe_capture(&pos, &moves).unwrap();
+                        assert_eq!(fast, value.wdl_with(rule_set, None, None), "{name} {i}");
+                        checked[0] += 1;
+                    }
+                    for mv in pos.legal_moves() {
+                        if mv.is_capture() || pos.is_crowning(&mv) {
+                            let child = pos.play(&mv);
+                            let fast = children.child_result(&child).unwrap();
+                            assert_eq!(fast, probed(&tb, rule_set, &child), "{name} {i}");
+                            checked[1] += 1;
+                        }
+                    }
+                }
+                assert!(checked[0] > 500 && checked[1] > 500, "{name}: {checked:?}");
+            }
+        }
+    }
 }
