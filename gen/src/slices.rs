@@ -754,7 +754,7 @@ impl SliceSolver<'_> {
             let wdl = if self.class.is_none() {
                 self.children.capture_value(&pos, moves)?
             } else {
-                pos.generate_moves(moves);
+                pos.generate_captures(moves);
                 let value = self.tb.probe_capture(&pos, moves)?;
                 value.wdl_with(self.rule_set, self.class, None)
             };

@@ -340,6 +340,15 @@ impl Position {
         }
     }
 
+    /// Appends every legal move to `out` (cleared first) when the side to
+    /// move is known to have a capture (see [`Position::has_capture`]):
+    /// what [`Position::generate_moves`] gives then, without checking
+    /// again. Without a capture, `out` stays empty.
+    pub fn generate_captures(&self, out: &mut Vec<Move>) {
+        out.clear();
+        Sides::of(self).push_captures(out);
+    }
+
     /// Every legal move.
     pub fn legal_moves(&self) -> Vec<Move> {
         let mut out = Vec::with_capacity(32);
@@ -420,6 +429,32 @@ mod tests {
 
     fn pos(fen: &str) -> Position {
         fen.parse().unwrap()
+    }
+
+    /// `generate_captures` lists what `generate_moves` does wherever a
+    /// capture is due, and nothing elsewhere, over a game tree with kings.
+    #[test]
+    fn generate_captures_agrees_with_generate_moves() {
+        let (mut all, mut captures, mut checked) = (Vec::new(), Vec::new(), 0);
+        for fen in ["W:WK46,K3,28,33:BK5,K44,22,19,17", "B:W31,32,33,K47:B18,19,K2,K40"] {
+            let mut layer = vec![pos(fen)];
+            for _ in 0..3 {
+                let mut next = Vec::new();
+                for p in &layer {
+                    p.generate_moves(&mut all);
+                    p.generate_captures(&mut captures);
+                    if p.has_capture() {
+                        assert_eq!(captures, all, "{p:?}");
+                        checked += 1;
+                    } else {
+                        assert!(captures.is_empty(), "{p:?}");
+                    }
+                    next.extend(all.iter().map(|m| p.play(m)));
+                }
+                layer = next;
+            }
+        }
+        assert!(checked > 50, "{checked} capture positions");
     }
 
     #[test]

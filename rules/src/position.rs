@@ -152,6 +152,14 @@ impl Position {
         )
     }
 
+    /// A key for hash tables: White's pieces, Black's pieces and the kings
+    /// in the board's own bit layout (bits 0-54; bits 55-63 are always
+    /// clear, free for the caller). Two positions with the same side to
+    /// move are equal exactly when their keys are.
+    pub const fn key(&self) -> [u64; 3] {
+        [self.white, self.black, self.kings]
+    }
+
     /// The side to move.
     pub const fn side_to_move(&self) -> Color {
         self.side
