@@ -170,6 +170,17 @@ pub(crate) const fn step(set: u64, d: usize) -> u64 {
     }
 }
 
+/// Shifts a set `n` steps in direction `d` at once (see [`step`]).
+#[inline(always)]
+pub(crate) const fn step_by(set: u64, d: usize, n: u32) -> u64 {
+    match d {
+        0 => set >> (6 * n),
+        1 => set >> (5 * n),
+        2 => set << (5 * n),
+        _ => set << (6 * n),
+    }
+}
+
 /// A square of the board, 1..=50 in the standard numbering.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Square(u8);

@@ -7,7 +7,9 @@
 //! only when it ends its move on its crowning row. Chains with the same
 //! start, end and set of captured pieces are one move.
 
-use crate::board::{nearest, open_ray, step, Square, SquareSet, NEIGHBOUR, NONE, RAY, VALID};
+use crate::board::{
+    nearest, open_ray, step, step_by, Square, SquareSet, NEIGHBOUR, NONE, RAY, VALID,
+};
 use crate::position::{Color, Position};
 
 /// A legal move: where the piece starts, where it ends, and what it takes.
@@ -102,9 +104,36 @@ impl Sides {
         capturers
     }
 
-    /// Whether any king can capture.
+    /// Whether any king can capture. In each direction the kings slide over
+    /// the empty squares together (an occluded fill that doubles its reach
+    /// three times: seven squares, the longest slide that still leaves
+    /// room for a victim and a landing square); there is a capture when
+    /// the first piece met is an enemy with an empty square beyond it.
+    /// Squares off the board land on ghost bits, never empty.
     #[inline(always)]
     fn king_can_capture(&self) -> bool {
+        if self.kings == 0 {
+            return false;
+        }
+        let mut landings = 0;
+        for d in 0..4 {
+            let mut reach = self.kings;
+            let mut open = self.empty;
+            reach |= open & step(reach, d);
+            open &= step(open, d);
+            reach |= open & step_by(reach, d, 2);
+            open &= step_by(open, d, 2);
+            reach |= open & step_by(reach, d, 4);
+            let victims = step(reach, d) & self.opp;
+            landings |= step(victims, d) & self.empty;
+        }
+        landings != 0
+    }
+
+    /// [`Sides::king_can_capture`] ray by ray, king by king: the reference
+    /// the fill is checked against.
+    #[cfg(test)]
+    fn king_can_capture_by_rays(&self) -> bool {
         let occupied = VALID & !self.empty;
         let mut ks = self.kings;
         while ks != 0 {
@@ -436,7 +465,10 @@ mod tests {
     #[test]
     fn generate_captures_agrees_with_generate_moves() {
         let (mut all, mut captures, mut checked) = (Vec::new(), Vec::new(), 0);
-        for fen in ["W:WK46,K3,28,33:BK5,K44,22,19,17", "B:W31,32,33,K47:B18,19,K2,K40"] {
+        for fen in [
+            "W:WK46,K3,28,33:BK5,K44,22,19,17",
+            "B:W31,32,33,K47:B18,19,K2,K40",
+        ] {
             let mut layer = vec![pos(fen)];
             for _ in 0..3 {
                 let mut next = Vec::new();
@@ -455,6 +487,49 @@ mod tests {
             }
         }
         assert!(checked > 50, "{checked} capture positions");
+    }
+
+    /// The fill finds a king capture exactly where the ray-by-ray walk
+    /// does, over random placements (1-4 kings, up to 12 other pieces).
+    #[test]
+    fn king_capture_fill_agrees_with_rays() {
+        use super::Sides;
+        use crate::board::VALID;
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut random_squares = |count: u32, taken: u64| {
+            let mut set = 0u64;
+            while set.count_ones() < count {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let bit = 1u64 << (seed % 64);
+                if bit & VALID & !taken != 0 {
+                    set |= bit;
+                }
+            }
+            set
+        };
+        let mut found = 0;
+        for i in 0..200_000u32 {
+            let kings = random_squares(1 + i % 4, 0);
+            let men = random_squares(i % 3, kings);
+            let opp = random_squares(1 + i % 12, kings | men);
+            let sides = Sides {
+                men,
+                kings,
+                opp,
+                empty: VALID & !(kings | men | opp),
+                white: i % 2 == 0,
+            };
+            let fill = sides.king_can_capture();
+            assert_eq!(
+                fill,
+                sides.king_can_capture_by_rays(),
+                "{kings:x} {men:x} {opp:x}"
+            );
+            found += u32::from(fill);
+        }
+        assert!(found > 20_000 && found < 180_000, "{found} captures");
     }
 
     #[test]
