@@ -100,6 +100,7 @@ impl From<gen::GenError> for CliError {
         match e {
             gen::GenError::Probe(p) => CliError::from(p),
             gen::GenError::BadOptions(_) => CliError::new(BAD_INPUT, e),
+            gen::GenError::MissingInput { .. } => CliError::new(MISSING_TABLE, e),
             _ => CliError::new(FAILURE, e),
         }
     }

@@ -20,6 +20,8 @@ struct Cli {
 enum Command {
     /// Build tables by retrograde analysis.
     Gen(commands::gen::Args),
+    /// List the units of work of a build, with what each needs and writes.
+    Plan(commands::plan::Args),
     /// The value of a position and of each of its moves.
     #[command(after_long_help = commands::probe::METRICS)]
     Probe(commands::probe::Args),
@@ -69,6 +71,7 @@ fn main() {
     };
     let result = match cli.command {
         Command::Gen(args) => commands::gen::run(args),
+        Command::Plan(args) => commands::plan::run(args),
         Command::Probe(args) => commands::probe::run(args),
         Command::Verify(args) => commands::verify::run(args),
         Command::Serve(args) => commands::serve::run(args),

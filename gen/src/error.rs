@@ -27,6 +27,17 @@ pub enum GenError {
     /// A distance exceeds what a distance table can store.
     #[error("material {0}: a distance exceeds 126 plies")]
     DistanceOverflow(Material),
+    /// A unit's input is missing or incomplete (a table or a group's
+    /// output that the units before it write).
+    #[error("unit {unit} cannot run: {path}: {reason}")]
+    MissingInput {
+        /// The unit.
+        unit: String,
+        /// The input.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Bad options.
     #[error("{0}")]
     BadOptions(String),

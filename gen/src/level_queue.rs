@@ -94,10 +94,6 @@ impl LevelQueue {
         Some((level as u32, work))
     }
 
-    /// Number of levels dropped to scans so far.
-    pub(crate) fn scanned_levels(&self) -> usize {
-        self.scanned.iter().filter(|&&s| s).count()
-    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use format::{
 use rayon::prelude::*;
 
 use crate::error::GenError;
-use crate::slices::PackedSide;
+use crate::values::PackedSide;
 use crate::solver::{decode_state, Side, CAPTURE};
 
 /// Statistics of one side from its states (capture positions included).

@@ -2,6 +2,7 @@
 //! stderr is not a terminal.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -10,7 +11,13 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, P
 pub struct Progress {
     bar: ProgressBar,
     set: Option<ProgressBar>,
+    /// Positions counted but not yet shown: a bar's update costs more
+    /// than a tiny slice takes to solve.
+    pending: AtomicU64,
 }
+
+/// Positions gathered before the bars are moved.
+const SHOW_EVERY: u64 = 1 << 16;
 
 /// One line for a whole run (every pair to build): positions done,
 /// positions per second and the time left, with each pair's bar below it.
@@ -60,6 +67,7 @@ impl SetProgress {
         Progress {
             bar,
             set: Some(self.bar.clone()),
+            pending: AtomicU64::new(0),
         }
     }
 
@@ -88,7 +96,11 @@ impl Progress {
         ));
         bar.set_prefix(name.to_string());
         bar.enable_steady_tick(Duration::from_millis(250));
-        Progress { bar, set: None }
+        Progress {
+            bar,
+            set: None,
+            pending: AtomicU64::new(0),
+        }
     }
 
     /// A silent progress (for tests and library use).
@@ -96,11 +108,20 @@ impl Progress {
         Progress {
             bar: ProgressBar::hidden(),
             set: None,
+            pending: AtomicU64::new(0),
         }
     }
 
     /// `n` more positions passed the initial pass.
     pub fn advance(&self, n: u64) {
+        if self.pending.fetch_add(n, Ordering::Relaxed) + n >= SHOW_EVERY {
+            self.show_pending();
+        }
+    }
+
+    /// Moves the bars by the positions gathered so far.
+    fn show_pending(&self) {
+        let n = self.pending.swap(0, Ordering::Relaxed);
         self.bar.inc(n);
         if let Some(set) = &self.set {
             set.inc(n);
@@ -119,6 +140,15 @@ impl Progress {
 
     /// Removes the bar.
     pub fn finish(&self) {
+        self.show_pending();
         self.bar.finish_and_clear();
     }
+}
+
+/// Peak resident memory of this process (Linux).
+pub fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }

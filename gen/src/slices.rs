@@ -36,9 +36,9 @@
 //! 4 pieces) keep distances and are solved whole by [`crate::solver`].
 //! `docs/SLICES.md` describes the unit of work and the memory it takes.
 
-use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 
-use format::{child_view, dtc_byte, Material, MaterialIndex, RuleSet, Wdl};
+use format::{child_view, Material, MaterialIndex, RuleSet, Wdl};
 use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Color, CountedEnding, Move, Position};
@@ -46,239 +46,18 @@ use rules::{Color, CountedEnding, Move, Position};
 use crate::captures::ChildTables;
 use crate::dense;
 use crate::error::GenError;
+use crate::groups::{group_advancements, group_slices, Slice};
 use crate::progress::Progress;
+use crate::values::{Layer, PackedSide, PackedValues, PlacementKey};
 
 /// Whether `material` (and its mirror) is solved slice by slice.
 pub(crate) fn uses_slices(material: Material) -> bool {
     material.counted_ending().is_none()
 }
 
-/// The finished values of one side of a pair: a WLD code per position (2
-/// bits, 32 positions a word), a capture mark (1 bit) and, when asked for,
-/// a DTC byte (see `format::dtc_byte`).
-pub(crate) struct PackedSide {
-    /// The material (White to move).
-    pub(crate) material: Material,
-    /// Its index.
-    pub(crate) index: MaterialIndex,
-    codes: Vec<AtomicU64>,
-    captures: Vec<AtomicU64>,
-    /// Empty when no DTC is wanted.
-    dtc: Vec<AtomicU8>,
-}
-
-impl PackedSide {
-    fn new(material: Material, with_dtc: bool) -> Result<PackedSide, GenError> {
-        let index = MaterialIndex::new(material);
-        let n = usize::try_from(index.count()).map_err(|_| GenError::TooLarge(material))?;
-        Ok(PackedSide {
-            material,
-            index,
-            codes: (0..n.div_ceil(32)).map(|_| AtomicU64::new(0)).collect(),
-            captures: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
-            dtc: if with_dtc {
-                (0..n).map(|_| AtomicU8::new(0)).collect()
-            } else {
-                Vec::new()
-            },
-        })
-    }
-
-    /// Whether DTC values are kept.
-    pub(crate) fn has_dtc(&self) -> bool {
-        !self.dtc.is_empty()
-    }
-
-    /// The DTC byte of position `i` (meaningful for decided positions that
-    /// are not capture positions).
-    #[inline]
-    pub(crate) fn dtc(&self, i: u64) -> u8 {
-        self.dtc[i as usize].load(Ordering::Relaxed)
-    }
-
-    #[inline]
-    fn store_dtc(&self, i: u64, level: u32) {
-        if let Some(cell) = self.dtc.get(i as usize) {
-            cell.store(dtc_byte(level), Ordering::Relaxed);
-        }
-    }
-
-    /// Number of positions.
-    pub(crate) fn len(&self) -> u64 {
-        self.index.count()
-    }
-
-    /// The WLD code (0 loss, 1 draw, 2 win) of position `i`, once solved.
-    #[inline]
-    pub(crate) fn code(&self, i: u64) -> u8 {
-        (self.codes[(i / 32) as usize].load(Ordering::Relaxed) >> (2 * (i % 32))) as u8 & 3
-    }
-
-    /// Whether the side to move must capture in position `i`.
-    #[inline]
-    pub(crate) fn is_capture(&self, i: u64) -> bool {
-        self.captures[(i / 64) as usize].load(Ordering::Relaxed) >> (i % 64) & 1 == 1
-    }
-
-    /// The 32 codes of word `w` (position `32w + j` in bits `2j, 2j+1`).
-    pub(crate) fn code_word(&self, w: usize) -> u64 {
-        self.codes[w].load(Ordering::Relaxed)
-    }
-
-    /// The 64 capture marks of word `w`.
-    pub(crate) fn capture_word(&self, w: usize) -> u64 {
-        self.captures[w].load(Ordering::Relaxed)
-    }
-
-    /// Records the values `(code, capture)` of positions `start`,
-    /// `start + 1`, ... as [`PackedSide::store`] does, one atomic `or` per
-    /// word.
-    pub(crate) fn store_run(&self, start: u64, values: impl Iterator<Item = (u8, bool)>) {
-        let (mut code_word, mut codes) = (start / 32, 0u64);
-        let (mut mark_word, mut marks) = (start / 64, 0u64);
-        let flush = |words: &[AtomicU64], w: u64, bits: u64| {
-            if bits != 0 {
-                words[w as usize].fetch_or(bits, Ordering::Relaxed);
-            }
-        };
-        for (i, (code, capture)) in (start..).zip(values) {
-            if i / 32 != code_word {
-                flush(&self.codes, code_word, codes);
-                (code_word, codes) = (i / 32, 0);
-            }
-            if i / 64 != mark_word {
-                flush(&self.captures, mark_word, marks);
-                (mark_word, marks) = (i / 64, 0);
-            }
-            codes |= u64::from(code) << (2 * (i % 32));
-            marks |= u64::from(capture) << (i % 64);
-        }
-        flush(&self.codes, code_word, codes);
-        flush(&self.captures, mark_word, marks);
-    }
-
-    /// Records the value of position `i` (written once; slices running
-    /// side by side may share a word, hence the atomic `or`).
-    pub(crate) fn store(&self, i: u64, code: u8, capture: bool) {
-        let bits = u64::from(code) << (2 * (i % 32));
-        if bits != 0 {
-            self.codes[(i / 32) as usize].fetch_or(bits, Ordering::Relaxed);
-        }
-        if capture {
-            self.captures[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
-        }
-    }
-}
-
 /// The solved pair: one side per stored material (one if symmetric).
 pub(crate) struct PackedPair {
     pub(crate) sides: Vec<PackedSide>,
-}
-
-/// The rows the men of a placement have walked: a White man on square `s`
-/// has walked `9 - row(s)`, a Black man `row(s)` (rows 0-9 from White's
-/// crowning row). A man move adds exactly one.
-pub(crate) fn advancement(white_men: u64, black_men: u64) -> u32 {
-    let mut total = 0;
-    let mut w = white_men;
-    while w != 0 {
-        total += 9 - w.trailing_zeros() / 5;
-        w &= w - 1;
-    }
-    let mut b = black_men;
-    while b != 0 {
-        total += b.trailing_zeros() / 5;
-        b &= b - 1;
-    }
-    total
-}
-
-/// One slice: the men placement `men` of side 0 and, when the pair has two
-/// stored ranges for it, the flipped placement `mirror_men` of the other
-/// side (the mirror material, or the same material when symmetric).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Slice {
-    /// Rows the men have walked.
-    pub(crate) advancement: u32,
-    /// Men placement of side 0.
-    pub(crate) men: u64,
-    /// Men placement, in the other stored side, of the same men with the
-    /// other side to move.
-    pub(crate) mirror_men: u64,
-}
-
-/// Every slice of a pair in one list, most advanced first, and where each
-/// group (one advancement; its slices are independent of each other)
-/// starts and ends in it. One list, filled in place: a men-only material
-/// has a slice per position (`MM-MMMM`: 125 M of them, 3 GB).
-pub(crate) struct SliceGroups {
-    slices: Vec<Slice>,
-    bounds: Vec<std::ops::Range<usize>>,
-}
-
-impl SliceGroups {
-    /// The groups, most advanced first.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &[Slice]> {
-        self.bounds.iter().map(|r| &self.slices[r.clone()])
-    }
-
-    /// Group `k`.
-    pub(crate) fn group(&self, k: usize) -> &[Slice] {
-        &self.slices[self.bounds[k].clone()]
-    }
-
-    /// The number of groups.
-    pub(crate) fn len(&self) -> usize {
-        self.bounds.len()
-    }
-
-    /// The number of slices.
-    pub(crate) fn slice_count(&self) -> usize {
-        self.slices.len()
-    }
-}
-
-/// Every slice of the pair, most advanced first, grouped by advancement.
-pub(crate) fn slice_groups(sides: &[PackedSide]) -> Result<SliceGroups, GenError> {
-    let first = &sides[0].index;
-    let other = &sides[sides.len() - 1].index;
-    let symmetric = sides.len() == 1;
-    let placements = first.men_placements();
-    let capacity =
-        usize::try_from(placements).map_err(|_| GenError::TooLarge(sides[0].material))?;
-    let mut slices: Vec<Slice> = Vec::with_capacity(capacity);
-    // Chunk by chunk into the one list, so that it is never held twice.
-    const CHUNK: u64 = 1 << 20;
-    for start in (0..placements).step_by(CHUNK as usize) {
-        let chunk: Vec<Slice> = (start..(start + CHUNK).min(placements))
-            .into_par_iter()
-            .filter_map(|men| {
-                let [wm, _, bm, _] = first.unrank_masks(men * first.king_placements());
-                let mirror_men = other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0)
-                    / other.king_placements();
-                // A symmetric material meets each pair of placements twice.
-                if symmetric && mirror_men < men {
-                    return None;
-                }
-                Some(Slice {
-                    advancement: advancement(wm, bm),
-                    men,
-                    mirror_men,
-                })
-            })
-            .collect();
-        slices.extend(chunk);
-    }
-    slices.par_sort_unstable_by_key(|s| (std::cmp::Reverse(s.advancement), s.men));
-    let mut bounds = Vec::new();
-    let mut start = 0;
-    for i in 1..=slices.len() {
-        if i == slices.len() || slices[i].advancement != slices[start].advancement {
-            bounds.push(start..i);
-            start = i;
-        }
-    }
-    Ok(SliceGroups { slices, bounds })
 }
 
 /// Node states inside a slice.
@@ -330,7 +109,11 @@ const MAX_PREDECESSORS: usize = 5 * 4 * 9;
 /// start in that side's index, and its men (dense masks, White to move).
 #[derive(Clone, Copy)]
 struct Part {
+    /// The side of the pair (0, or 1 for the mirror material).
     side: usize,
+    /// Where its values go: a store of the layer written, and the first
+    /// position there.
+    store: usize,
     base: u64,
     white_men: u64,
     black_men: u64,
@@ -352,7 +135,10 @@ struct ManStep {
     to: u8,
     /// The men of the position reached, stored White to move.
     child_men: u64,
-    /// Its index with no kings placed: `men_placement * king_placements`.
+    /// Where the position reached with no kings placed is read: a store
+    /// of the layer read, and the first position of its men placement
+    /// there (unused for a crowning).
+    child_store: usize,
     child_base: u64,
 }
 
@@ -384,10 +170,18 @@ pub(crate) struct SliceScratch {
 pub(crate) struct SliceSolver<'a> {
     pub(crate) tb: &'a Tablebase,
     pub(crate) rule_set: RuleSet,
-    pub(crate) sides: &'a [PackedSide],
+    /// The material of side 0 of the pair.
+    pub(crate) material: Material,
+    /// The indexes of the pair's sides (one if symmetric).
+    pub(crate) indexes: &'a [MaterialIndex],
+    /// Where the slices' values go.
+    pub(crate) write: &'a Layer,
+    /// Where the values of the slices one man step further are found
+    /// (the same layer when the whole pair is in memory).
+    pub(crate) read: &'a Layer,
     /// The counted ending of the pair, if it is one.
     pub(crate) class: Option<CountedEnding>,
-    /// Labels mode: the results are known already (written in `sides`
+    /// Labels mode: the results are known already (written in `write`
     /// beforehand) and the solve finds only distances to conversion (used
     /// for the counted endings, whose results the whole-material solver
     /// finds); a result that comes out different is an error.
@@ -400,22 +194,26 @@ pub(crate) struct SliceSolver<'a> {
 impl SliceSolver<'_> {
     /// The stored ranges of `slice` (one when both sides to move are the
     /// same range, in a symmetric material with a symmetric placement).
-    fn parts(&self, slice: &Slice) -> Vec<Part> {
-        let first = &self.sides[0].index;
+    fn parts(&self, slice: &Slice) -> Result<Vec<Part>, GenError> {
+        let first = &self.indexes[0];
         let kings = first.king_placements();
         let [white_men, _, black_men, _] = first.unrank_masks(slice.men * kings);
-        let other = self.sides.len() - 1;
+        let other = self.indexes.len() - 1;
+        let (store, base) = self.written_at(0, slice.men)?;
         let a = Part {
             side: 0,
-            base: slice.men * kings,
+            store,
+            base,
             white_men,
             black_men,
             steps: [ManStep::default(); MAX_STEPS],
             step_count: 0,
         };
+        let (store, base) = self.written_at(other, slice.mirror_men)?;
         let b = Part {
             side: other,
-            base: slice.mirror_men * kings,
+            store,
+            base,
             white_men: dense::flip(black_men),
             black_men: dense::flip(white_men),
             ..a
@@ -427,15 +225,25 @@ impl SliceSolver<'_> {
         };
         for x in 0..parts.len() {
             let to = parts[other_part(&parts, x)];
-            self.list_steps(&mut parts[x], &to);
+            self.list_steps(&mut parts[x], &to)?;
         }
-        parts
+        Ok(parts)
+    }
+
+    /// Where the values of placement `men` of side `side` are written.
+    fn written_at(&self, side: usize, men: u64) -> Result<(usize, u64), GenError> {
+        self.write.locate(side, men).ok_or_else(|| {
+            GenError::Internal(format!(
+                "{}: men placement {men} of side {side} is not in the layer written",
+                self.material
+            ))
+        })
     }
 
     /// Fills `part.steps`: its White men's steps, and where each leads in
     /// `to`.
-    fn list_steps(&self, part: &mut Part, to: &Part) {
-        let to_index = &self.sides[to.side].index;
+    fn list_steps(&self, part: &mut Part, to: &Part) -> Result<(), GenError> {
+        let to_index = &self.indexes[to.side];
         let mut men = part.white_men;
         while men != 0 {
             let from = men.trailing_zeros();
@@ -450,40 +258,56 @@ impl SliceSolver<'_> {
                 // A table has at most 10 pieces, so at most 9 White men.
                 debug_assert!(part.step_count < MAX_STEPS);
                 let after = dense::flip(part.white_men ^ (1 << from) ^ (1 << square));
+                // A crowning leads out of the pair: nothing to locate.
+                let (child_store, child_base) = if square < 5 {
+                    (0, 0)
+                } else {
+                    let placement =
+                        to_index.rank_masks(to.white_men, 0, after, 0) / to_index.king_placements();
+                    self.read.locate(to.side, placement).ok_or_else(|| {
+                        GenError::Internal(format!(
+                            "{}: a man step leads to men placement {placement} of side {}, \
+                             which the layer read does not hold",
+                            self.material, to.side
+                        ))
+                    })?
+                };
                 part.steps[part.step_count] = ManStep {
                     from: from as u8,
                     to: square,
                     child_men: to.white_men | after,
-                    child_base: to_index.rank_masks(to.white_men, 0, after, 0),
+                    child_store,
+                    child_base,
                 };
                 part.step_count += 1;
             }
         }
+        Ok(())
     }
 
     /// The nodes of a slice: its king placements in each of its parts.
     fn node_count(&self, parts: &[Part]) -> Result<usize, GenError> {
-        let n = parts.len() as u64 * self.sides[0].index.king_placements();
+        let n = parts.len() as u64 * self.indexes[0].king_placements();
         u32::try_from(n)
             .map(|n| n as usize)
-            .map_err(|_| GenError::TooLarge(self.sides[0].material))
+            .map_err(|_| GenError::TooLarge(self.material))
     }
 
     /// The part, king placement and kings of node `node`.
     #[inline]
     fn node_kings(&self, parts: &[Part], node: usize) -> (usize, u64, u64, u64) {
-        let kings = self.sides[0].index.king_placements();
+        let kings = self.indexes[0].king_placements();
         let x = (node as u64 / kings) as usize;
         let k = node as u64 % kings;
         let part = &parts[x];
-        let (wk, bk) = self.sides[part.side].index.unrank_kings(part.men(), k);
+        let (wk, bk) = self.indexes[part.side].unrank_kings(part.men(), k);
         (x, k, wk, bk)
     }
 
     /// Solves one slice in this thread and stores its values; returns its
     /// positions.
     pub(crate) fn solve(&self, slice: &Slice, scratch: &mut SliceScratch) -> Result<u64, GenError> {
-        let parts = self.parts(slice);
+        let parts = self.parts(slice)?;
         let n = self.node_count(&parts)?;
         scratch.cells.clear();
         scratch.queue.clear();
@@ -542,7 +366,7 @@ impl SliceSolver<'_> {
     /// not depend on the order in which values settle.
     pub(crate) fn solve_big(&self, slice: &Slice, progress: &Progress) -> Result<u64, GenError> {
         const CHUNK: usize = 1 << 14;
-        let parts = self.parts(slice);
+        let parts = self.parts(slice)?;
         let n = self.node_count(&parts)?;
         let cells: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(0)).collect();
         // Seeds at level 1 are marked by their DTC byte until their wave.
@@ -630,20 +454,20 @@ impl SliceSolver<'_> {
         nodes: std::ops::Range<usize>,
         cell: impl Fn(usize) -> Cell,
     ) -> Result<(), GenError> {
-        let kings = self.sides[0].index.king_placements() as usize;
+        let kings = self.indexes[0].king_placements() as usize;
         let mut node = nodes.start;
         while node < nodes.end {
             let x = node / kings;
             let end = nodes.end.min((x + 1) * kings);
             let part = &parts[x];
-            let side = &self.sides[part.side];
+            let store = self.write.store(part.store);
             let first = part.base + (node - x * kings) as u64;
             if self.labels {
                 for j in node..end {
-                    self.check_label(side, first + (j - node) as u64, cell(j))?;
+                    self.check_label(store, first + (j - node) as u64, cell(j))?;
                 }
             }
-            side.store_run(first, (node..end).map(|j| node_value(cell(j))));
+            store.store_run(first, (node..end).map(|j| node_value(cell(j))));
             node = end;
         }
         Ok(())
@@ -651,24 +475,26 @@ impl SliceSolver<'_> {
 
     /// Labels mode: checks that position `i` of `side` solved (its cell
     /// `cell`) to the result its table states.
-    fn check_label(&self, side: &PackedSide, i: u64, cell: Cell) -> Result<(), GenError> {
+    fn check_label(&self, store: &PackedValues, i: u64, cell: Cell) -> Result<(), GenError> {
         let (code, capture) = node_value(cell);
-        if capture || side.code(i) == code {
+        if capture || store.code(i) == code {
             return Ok(());
         }
         Err(GenError::Internal(format!(
             "{}: position {i} solves to WLD code {code}, its table says {}",
-            side.material,
-            side.code(i)
+            self.material,
+            store.code(i)
         )))
     }
 
     /// Records that node `node` settled at `level`: its DTC.
     #[inline]
     fn store_dtc(&self, parts: &[Part], node: usize, level: u32) {
-        let kings = self.sides[0].index.king_placements();
+        let kings = self.indexes[0].king_placements();
         let part = &parts[(node as u64 / kings) as usize];
-        self.sides[part.side].store_dtc(part.base + node as u64 % kings, level);
+        self.write
+            .store(part.store)
+            .store_dtc(part.base + node as u64 % kings, level);
     }
 
     /// The nodes `nodes` in order, each with its kings `(white, black)`:
@@ -678,15 +504,14 @@ impl SliceSolver<'_> {
         parts: &'p [Part],
         nodes: std::ops::Range<usize>,
     ) -> impl Iterator<Item = (usize, (u64, u64))> + 'p {
-        let kings = self.sides[0].index.king_placements() as usize;
+        let kings = self.indexes[0].king_placements() as usize;
         let first_part = nodes.start / kings;
         let last_part = nodes.end.div_ceil(kings);
         (first_part..last_part).flat_map(move |x| {
             let start = nodes.start.max(x * kings);
             let end = nodes.end.min((x + 1) * kings);
             let part = &parts[x];
-            self.sides[part.side]
-                .index
+            self.indexes[part.side]
                 .king_walk(part.men(), (start - x * kings) as u64)
                 .take(end - start)
                 .enumerate()
@@ -703,7 +528,7 @@ impl SliceSolver<'_> {
         (wk, bk): (u64, u64),
         moves: &mut Vec<Move>,
     ) -> Result<NodeInit, GenError> {
-        let king_placements = self.sides[0].index.king_placements();
+        let king_placements = self.indexes[0].king_placements();
         let x = (node as u64 / king_placements) as usize;
         let k = node as u64 % king_placements;
         let to = &parts[other_part(parts, x)];
@@ -712,9 +537,9 @@ impl SliceSolver<'_> {
             return Ok(init);
         }
         let part = &parts[x];
-        let side = &self.sides[part.side];
+        let store = self.write.store(part.store);
         let i = part.base + k;
-        match (Wdl::from_code(side.code(i)), init.state) {
+        match (Wdl::from_code(store.code(i)), init.state) {
             (Some(Wdl::Draw), _) => Ok(NodeInit {
                 state: DRAWN,
                 ..init
@@ -729,8 +554,8 @@ impl SliceSolver<'_> {
             (Some(Wdl::Loss), UNKNOWN) if init.flags & ESCAPE == 0 => Ok(init),
             _ => Err(GenError::Internal(format!(
                 "{}: position {i} has WLD code {}, which its moves cannot give",
-                side.material,
-                side.code(i)
+                self.material,
+                store.code(i)
             ))),
         }
     }
@@ -769,7 +594,7 @@ impl SliceSolver<'_> {
         let mut escape = false;
         let mut wins = false;
         let mut exits = 0;
-        let to_side = &self.sides[to.side];
+        let to_index = &self.indexes[to.side];
         let (flipped_wk, flipped_bk) = (dense::flip(wk), dense::flip(bk));
         for step in &part.steps[..part.step_count] {
             if occupied >> step.to & 1 == 1 {
@@ -781,10 +606,9 @@ impl SliceSolver<'_> {
                 self.crowning_value(after, wk | 1 << step.to, bm, bk)?
             } else {
                 let i = step.child_base
-                    + to_side
-                        .index
-                        .king_rank(step.child_men, flipped_bk, flipped_wk);
-                Wdl::from_code(to_side.code(i)).unwrap_or(Wdl::Draw)
+                    + to_index.king_rank(step.child_men, flipped_bk, flipped_wk);
+                let code = self.read.store(step.child_store).code(i);
+                Wdl::from_code(code).unwrap_or(Wdl::Draw)
             };
             match wdl {
                 Wdl::Loss => wins = true,
@@ -833,13 +657,13 @@ impl SliceSolver<'_> {
     /// so that their cells are fetched from memory side by side.
     #[inline]
     fn predecessors(&self, parts: &[Part], c: usize, out: &mut [u32; MAX_PREDECESSORS]) -> usize {
-        let kings = self.sides[0].index.king_placements();
+        let kings = self.indexes[0].king_placements();
         let (x, _, wk, bk) = self.node_kings(parts, c);
         let part = &parts[x];
         let y = other_part(parts, x);
         let to = &parts[y];
         let occupied = part.men() | wk | bk;
-        let to_index = &self.sides[to.side].index;
+        let to_index = &self.indexes[to.side];
         let first = y as u64 * kings;
         // The predecessor, stored White to move, has the flipped kings:
         // its white kings are our black kings with one moved back.
@@ -963,8 +787,8 @@ pub(crate) fn solve_dtc_of_known(
 }
 
 /// Solves the pair of `sides` (see [`SliceSolver::labels`] for `labels`),
-/// with every slice solved by all threads together (`big`: `Some(true)`),
-/// each by one thread (`Some(false)`), or as its size says (`None`).
+/// group by group in memory, with the slices spread as [`run_group`]
+/// decides for `big`.
 fn solve_with(
     tb: &Tablebase,
     rule_set: RuleSet,
@@ -974,49 +798,209 @@ fn solve_with(
     big: Option<bool>,
 ) -> Result<PackedPair, GenError> {
     let material = sides[0].material;
+    let indexes: Vec<MaterialIndex> = sides.iter().map(|s| s.index.clone()).collect();
+    let layer = Layer::Pair(sides);
     let solver = SliceSolver {
         tb,
         rule_set,
-        sides: &sides,
+        material,
+        indexes: &indexes,
+        write: &layer,
+        read: &layer,
         class: material.counted_ending(),
         labels,
         children: ChildTables::new(tb, rule_set, material),
     };
-    let t0 = std::time::Instant::now();
-    let groups = slice_groups(&sides)?;
-    let slices = groups.slice_count();
+    for advancement in group_advancements(material) {
+        let group = group_slices(&indexes, advancement);
+        run_group(&solver, &group, big, progress)?;
+    }
+    drop(solver);
+    let sides = layer
+        .into_sides()
+        .ok_or_else(|| GenError::Internal("a pair solve wrote a group layer".into()))?;
+    Ok(PackedPair { sides })
+}
+
+/// Solves the slices of one group with `solver`: every slice by all
+/// threads together (`big`: `Some(true)`), each by one thread
+/// (`Some(false)`), or as its size says (`None`).
+fn run_group(
+    solver: &SliceSolver,
+    group: &[Slice],
+    big: Option<bool>,
+    progress: &Progress,
+) -> Result<(), GenError> {
     // Slices this big are solved one at a time by every thread; so are
     // those of groups too small to keep every thread busy (a one-man
     // material has 5 slices a group), unless tiny.
     const BIG: u64 = 1 << 23;
     const SMALL: u64 = 1 << 16;
-    let nodes = 2 * sides[0].index.king_placements();
+    let nodes = 2 * solver.indexes[0].king_placements();
     let threads = rayon::current_num_threads();
-    for group in groups.iter() {
-        let few = group.len() < 4 * threads && nodes > SMALL;
-        if big.unwrap_or(nodes > BIG || few) {
-            for slice in group {
-                solver.solve_big(slice, progress)?;
-            }
-            continue;
+    let few = group.len() < 4 * threads && nodes > SMALL;
+    if big.unwrap_or(nodes > BIG || few) {
+        for slice in group {
+            solver.solve_big(slice, progress)?;
         }
-        group
-            .par_iter()
-            .try_for_each_init(SliceScratch::default, |scratch, slice| {
-                let n = solver.solve(slice, scratch)?;
-                progress.advance(n);
-                Ok::<(), GenError>(())
-            })?;
+        return Ok(());
     }
-    if std::env::var_os("DTB_TIMING").is_some() {
-        let positions: u64 = sides.iter().map(PackedSide::len).sum();
-        let seconds = t0.elapsed().as_secs_f64();
-        eprintln!(
-            "{material}: {slices} slices, {positions} positions, {seconds:.2}s, {:.2} M positions/s",
-            positions as f64 / seconds / 1e6
-        );
+    group
+        .par_iter()
+        .try_for_each_init(SliceScratch::default, |scratch, slice| {
+            let n = solver.solve(slice, scratch)?;
+            progress.advance(n);
+            Ok::<(), GenError>(())
+        })
+}
+
+/// The indexes of `material`'s pair: its own, then its mirror's unless
+/// it is symmetric.
+pub(crate) fn pair_indexes(material: Material) -> Vec<MaterialIndex> {
+    let mut indexes = vec![MaterialIndex::new(material)];
+    if !material.is_symmetric() {
+        indexes.push(MaterialIndex::new(material.mirrored()));
     }
-    Ok(PackedPair { sides })
+    indexes
+}
+
+/// The men placements `slices` stores, sorted: a group layer's keys.
+pub(crate) fn group_keys(indexes: &[MaterialIndex], slices: &[Slice]) -> Vec<PlacementKey> {
+    if indexes.len() == 2 {
+        // Side 0 in the slices' order (by men); side 1 sorted.
+        let mut mirrors: Vec<u64> = slices.iter().map(|s| s.mirror_men).collect();
+        mirrors.par_sort_unstable();
+        let own = slices.iter().map(|s| (0, s.men));
+        return own.chain(mirrors.into_iter().map(|m| (1, m))).collect();
+    }
+    let mut men: Vec<u64> = Vec::with_capacity(2 * slices.len());
+    for s in slices {
+        men.push(s.men);
+        if s.mirror_men != s.men {
+            men.push(s.mirror_men);
+        }
+    }
+    men.par_sort_unstable();
+    men.into_iter().map(|m| (0, m)).collect()
+}
+
+/// The keys of the group of advancement `advancement` of `material`'s
+/// pair (as [`group_keys`] gives them for its slices).
+pub(crate) fn placements_of_group(material: Material, advancement: u32) -> Vec<PlacementKey> {
+    let indexes = pair_indexes(material);
+    group_keys(&indexes, &group_slices(&indexes, advancement))
+}
+
+/// One slice group of a pair, solved: its layer (values of its men
+/// placements), written by [`solve_group`].
+pub(crate) struct SolvedGroup {
+    /// Rows its men have walked.
+    pub(crate) advancement: u32,
+    /// Its values.
+    pub(crate) layer: Layer,
+}
+
+/// Where a group is solved: into a layer of its own, reading the group
+/// one advancement further from `read` (an empty layer when there is
+/// none); or into the whole pair's values `pair`, by index, where the
+/// group one advancement further must be already.
+#[derive(Clone, Copy)]
+pub(crate) enum GroupTarget<'a> {
+    /// A group layer of its own.
+    Own {
+        /// The group of `advancement + 1`.
+        read: &'a Layer,
+    },
+    /// The pair's values (a [`Layer::Pair`]).
+    Pair(&'a Layer),
+}
+
+/// Solves the group of advancement `advancement` of `material`'s pair
+/// into `target`; returns its values as a group layer (copied out of the
+/// pair's values when solved there).
+pub(crate) fn solve_group(
+    tb: &Tablebase,
+    rule_set: RuleSet,
+    material: Material,
+    advancement: u32,
+    target: GroupTarget,
+    with_dtc: bool,
+    progress: &Progress,
+) -> Result<SolvedGroup, GenError> {
+    let indexes = pair_indexes(material);
+    let slices = group_slices(&indexes, advancement);
+    let keys = group_keys(&indexes, &slices);
+    let king_placements = indexes[0].king_placements();
+    let values = PackedValues::new(keys.len() as u64 * king_placements, with_dtc)?;
+    let layer = Layer::Group {
+        keys,
+        king_placements,
+        values,
+    };
+    let (write, read) = match target {
+        GroupTarget::Own { read } => (&layer, read),
+        GroupTarget::Pair(pair) => (pair, pair),
+    };
+    let solver = SliceSolver {
+        tb,
+        rule_set,
+        material,
+        indexes: &indexes,
+        write,
+        read,
+        class: material.counted_ending(),
+        labels: false,
+        children: ChildTables::new(tb, rule_set, material),
+    };
+    run_group(&solver, &slices, None, progress)?;
+    drop(solver);
+    if let GroupTarget::Pair(pair) = target {
+        copy_group_out(pair, &layer)?;
+    }
+    Ok(SolvedGroup { advancement, layer })
+}
+
+/// Copies the values of `group`'s placements from the pair's values.
+fn copy_group_out(pair: &Layer, group: &Layer) -> Result<(), GenError> {
+    let Layer::Group {
+        keys,
+        king_placements,
+        values,
+    } = group
+    else {
+        return Err(GenError::Internal("not a group layer".into()));
+    };
+    let kings = *king_placements;
+    keys.par_iter().enumerate().try_for_each(|(j, &(side, men))| {
+        let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
+            GenError::Internal(format!("men placement {men} is not in the pair"))
+        })?;
+        values.copy_run(j as u64 * kings, pair.store(store), base, kings);
+        Ok(())
+    })
+}
+
+/// Copies the values of a group layer into the pair's values.
+pub(crate) fn copy_group_in(pair: &Layer, group: &Layer) -> Result<(), GenError> {
+    let Layer::Group {
+        keys,
+        king_placements,
+        values,
+    } = group
+    else {
+        return Err(GenError::Internal("not a group layer".into()));
+    };
+    let kings = *king_placements;
+    keys.par_iter().enumerate().try_for_each(|(j, &(side, men))| {
+        let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
+            GenError::Internal(format!("a group holds men placement {men} of side {side}, not in its pair"))
+        })?;
+        if kings != pair.king_placements(store) {
+            return Err(GenError::Internal("a group's king placements differ from its pair's".into()));
+        }
+        pair.store(store).copy_run(base, values, j as u64 * kings, kings);
+        Ok(())
+    })
 }
 
 /// One group of slices (one advancement) of a material pair, ready to be
@@ -1024,8 +1008,9 @@ fn solve_with(
 pub struct SliceGroup {
     tb: Tablebase,
     rule_set: RuleSet,
-    sides: Vec<PackedSide>,
-    group: Vec<Slice>,
+    material: Material,
+    advancement: u32,
+    read: Layer,
 }
 
 impl SliceGroup {
@@ -1042,59 +1027,47 @@ impl SliceGroup {
         if !uses_slices(material) {
             return Ok(None);
         }
-        let tb = crate::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
-        let sides = pair_sides(material, false)?;
-        let groups = slice_groups(&sides)?;
-        if which >= groups.len() {
+        let advancements = group_advancements(material);
+        let Some(&advancement) = advancements.get(which) else {
             return Ok(None);
+        };
+        let tb = crate::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
+        let mut read = Layer::empty_group();
+        for &earlier in &advancements[..which] {
+            let hidden = Progress::hidden();
+            let target = GroupTarget::Own { read: &read };
+            read = solve_group(&tb, rule_set, material, earlier, target, false, &hidden)?.layer;
         }
-        let mut prepared = SliceGroup {
+        Ok(Some(SliceGroup {
             tb,
             rule_set,
-            sides,
-            group: Vec::new(),
-        };
-        for earlier in 0..which {
-            prepared.group = groups.group(earlier).to_vec();
-            prepared.solve()?;
-        }
-        prepared.group = groups.group(which).to_vec();
-        Ok(Some(prepared))
+            material,
+            advancement,
+            read,
+        }))
     }
 
     /// The positions of the group (both sides to move).
     pub fn positions(&self) -> u64 {
-        self.sides[0].index.king_placements()
-            * self
-                .group
-                .iter()
-                .map(|s| {
-                    if s.men == s.mirror_men && self.sides.len() == 1 {
-                        1
-                    } else {
-                        2
-                    }
-                })
-                .sum::<u64>()
+        crate::plan::group_positions(self.material, self.advancement)
     }
 
-    /// Solves the group (storing the same values again); returns the
-    /// positions solved.
+    /// Solves the group; returns the positions solved.
     pub fn solve(&self) -> Result<u64, GenError> {
-        let solver = SliceSolver {
-            tb: &self.tb,
-            rule_set: self.rule_set,
-            sides: &self.sides,
-            class: None,
-            labels: false,
-            children: ChildTables::new(&self.tb, self.rule_set, self.sides[0].material),
-        };
-        self.group
-            .par_iter()
-            .map_init(SliceScratch::default, |scratch, slice| {
-                solver.solve(slice, scratch)
-            })
-            .try_reduce(|| 0, |a, b| Ok(a + b))
+        let hidden = Progress::hidden();
+        let solved = solve_group(
+            &self.tb,
+            self.rule_set,
+            self.material,
+            self.advancement,
+            GroupTarget::Own { read: &self.read },
+            false,
+            &hidden,
+        )?;
+        match solved.layer {
+            Layer::Group { values, .. } => Ok(values.len()),
+            Layer::Pair(_) => Err(GenError::Internal("a group solve wrote a pair".into())),
+        }
     }
 }
 
@@ -1102,14 +1075,6 @@ impl SliceGroup {
 mod tests {
     use super::*;
     use crate::{generate, GenOptions};
-
-    #[test]
-    fn advancement_counts_rows_walked() {
-        // A White man on square 46 (dense 45) has walked 0 rows, on 6
-        // (dense 5) 8; a Black man on 5 (dense 4) 0, on 45 (dense 44) 8.
-        assert_eq!(advancement(1 << 45, 1 << 4), 0);
-        assert_eq!(advancement(1 << 5, 1 << 44), 16);
-    }
 
     #[test]
     fn big_slices_solve_to_the_same_values_as_small_ones() {

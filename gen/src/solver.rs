@@ -424,7 +424,6 @@ impl<'a> Solver<'a> {
                 break;
             };
             levels = level + 1;
-            let t0 = std::time::Instant::now();
             let what = match work {
                 LevelWork::List(entries) => {
                     let n = entries.len();
@@ -437,9 +436,7 @@ impl<'a> Solver<'a> {
                 }
             };
             self.progress.level(level);
-            if std::env::var_os("DTB_TIMING").is_some() {
-                eprintln!("level {level}: {what}, {:.3}s", t0.elapsed().as_secs_f64());
-            }
+            self.progress.message(&format!("level {level}: {what}"));
         }
         levels
     }
@@ -544,17 +541,8 @@ pub(crate) fn solve(
         progress,
     };
     let queue = Mutex::new(LevelQueue::new(queue_budget));
-    let t0 = std::time::Instant::now();
     solver.initial_pass(&queue)?;
-    let t1 = t0.elapsed().as_secs_f64();
     let levels = solver.propagate(&queue);
-    if std::env::var_os("DTB_TIMING").is_some() {
-        eprintln!(
-            "{material}: initial {t1:.2}s propagate {:.2}s levels {levels}, {} scanned",
-            t0.elapsed().as_secs_f64() - t1,
-            lock(&queue).scanned_levels()
-        );
-    }
     Ok(Solved {
         sides: solver.sides,
         levels,

@@ -3,9 +3,10 @@
 use std::io::IsTerminal;
 
 use format::Material;
-use gen::{generate, GenOptions};
+use gen::{generate, run_unit as run_one_unit, GenOptions};
 
 use crate::commands::common::{parse_material, TableArgs, WorkArgs};
+use crate::commands::slurm::SlurmArgs;
 use crate::exit::{CliError, CliResult};
 
 /// Flags of `dtb gen`.
@@ -35,28 +36,46 @@ pub struct Args {
     /// Machine-readable summary.
     #[arg(long)]
     json: bool,
+    /// Run one unit of the plan and nothing else (`dtb plan` lists them):
+    /// the command a batch job runs. Its inputs must be complete (exit 3
+    /// naming the first that is not); nothing is done when its output is
+    /// there and valid.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["slurm", "materials"])]
+    unit: Option<String>,
+    #[command(flatten)]
+    slurm: SlurmArgs,
     /// Build these materials (and what they depend on) instead, e.g. KKM-K.
     #[arg(value_parser = parse_material)]
     materials: Vec<Material>,
 }
 
-pub fn run(args: Args) -> CliResult {
-    let materials = args.materials;
+/// The build the flags describe.
+fn options(args: &Args) -> Result<GenOptions, CliError> {
     if !(2..=probe::MAX_TABLE_PIECES).contains(&args.pieces) {
         return Err(CliError::bad_input(format!(
             "--pieces must be between 2 and {}",
             probe::MAX_TABLE_PIECES
         )));
     }
-    let options = GenOptions {
-        materials,
+    Ok(GenOptions {
+        materials: args.materials.clone(),
         threads: args.work.threads,
         quiet: args.work.quiet || args.json || !std::io::stderr().is_terminal(),
         queue_bytes: args.queue_memory.saturating_mul(1 << 20),
         preload_bytes: args.preload_memory.saturating_mul(1 << 20),
         dtc: args.dtc,
         ..GenOptions::new(args.tables.dir.clone(), args.tables.rule_set, args.pieces)
-    };
+    })
+}
+
+pub fn run(args: Args) -> CliResult {
+    let options = options(&args)?;
+    if let Some(id) = &args.unit {
+        return run_unit(&options, id, args.json);
+    }
+    if args.slurm.slurm {
+        return crate::commands::slurm::run(&options, &args.slurm, &args.tables);
+    }
     let report = generate(&options)?;
     let bytes: u64 = report.built.iter().map(|b| b.bytes).sum();
     let positions: u64 = report.built.iter().map(|b| b.positions).sum();
@@ -116,6 +135,44 @@ pub fn run(args: Args) -> CliResult {
             "wrote {} DTC files ({} bytes)",
             report.dtc_built.len(),
             dtc_bytes
+        );
+    }
+    Ok(())
+}
+
+/// `dtb gen --unit ID`.
+fn run_unit(options: &GenOptions, id: &str, json: bool) -> CliResult {
+    let report = run_one_unit(options, id)?;
+    let tables: Vec<String> = report
+        .built
+        .iter()
+        .chain(&report.dtc_built)
+        .map(|b| b.path.display().to_string())
+        .collect();
+    if json {
+        let out = serde_json::json!({
+            "unit": report.id,
+            "already_done": report.already_done,
+            "wrote": tables,
+            "seconds": report.seconds,
+            "peak_memory_bytes": gen::peak_memory_bytes(),
+        });
+        crate::outln!("{out}");
+    } else if report.already_done {
+        crate::outln!("{}: already done", report.id);
+    } else {
+        let peak = gen::peak_memory_bytes()
+            .map(|b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64))
+            .unwrap_or_else(|| "unknown".into());
+        crate::outln!(
+            "{}: done in {:.1} s, peak memory {peak}{}",
+            report.id,
+            report.seconds,
+            if tables.is_empty() {
+                String::new()
+            } else {
+                format!("; wrote {}", tables.join(", "))
+            }
         );
     }
     Ok(())

@@ -4,6 +4,8 @@ pub mod common;
 pub mod gen;
 pub mod info;
 pub mod perft;
+pub mod plan;
 pub mod probe;
 pub mod serve;
+pub mod slurm;
 pub mod verify;

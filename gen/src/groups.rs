@@ -1,0 +1,261 @@
+//! Slice groups: the men placements of a pair sorted by *advancement* (the
+//! rows its men have walked), found group by group without walking every
+//! placement of the pair, and counted per group without listing them.
+//!
+//! A White man on dense square `d` (row `d / 5`, row 0 being White's
+//! crowning row) has walked `9 - d / 5` rows, a Black man `d / 5`. A man
+//! step adds exactly one, and a colour flip keeps the advancement.
+
+use format::{binomial, Material, MaterialIndex};
+use rayon::prelude::*;
+
+use crate::dense;
+
+/// One slice: the men placement `men` of side 0 and, when the pair has two
+/// stored ranges for it, the flipped placement `mirror_men` of the other
+/// side (the mirror material, or the same material when symmetric).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slice {
+    /// Rows the men have walked.
+    pub(crate) advancement: u32,
+    /// Men placement of side 0.
+    pub(crate) men: u64,
+    /// Men placement, in the other stored side, of the same men with the
+    /// other side to move.
+    pub(crate) mirror_men: u64,
+}
+
+/// Rows walked by a man of that colour on dense square `d`.
+fn walked_rows(d: u32, white: bool) -> u32 {
+    if white {
+        9 - d / 5
+    } else {
+        d / 5
+    }
+}
+
+/// The largest advancement a man can have (one row short of crowning).
+const MAX_WALK: u32 = 8;
+
+/// `counts[a]`: the men placements of `material` whose advancement is `a`
+/// (both colours' men on distinct squares, none on its crowning row). A
+/// dynamic programme over the ten rows: each row takes some White and
+/// some Black men among its five squares.
+pub(crate) fn placements_by_advancement(material: Material) -> Vec<u64> {
+    let (nw, nb) = (
+        usize::from(material.white_men),
+        usize::from(material.black_men),
+    );
+    let max = MAX_WALK as usize * (nw + nb);
+    // ways[w][b][a]: placements of w White and b Black men on the rows so
+    // far with advancement a.
+    let mut ways = vec![vec![vec![0u64; max + 1]; nb + 1]; nw + 1];
+    ways[0][0][0] = 1;
+    for row in 0..10u32 {
+        let mut next = vec![vec![vec![0u64; max + 1]; nb + 1]; nw + 1];
+        for w in 0..=nw {
+            for b in 0..=nb {
+                for a in 0..=max {
+                    let here = ways[w][b][a];
+                    if here == 0 {
+                        continue;
+                    }
+                    add_row(&mut next, row, (w, b, a), here, (nw, nb));
+                }
+            }
+        }
+        ways = next;
+    }
+    let mut counts = std::mem::take(&mut ways[nw][nb]);
+    while counts.len() > 1 && counts.last() == Some(&0) {
+        counts.pop();
+    }
+    counts
+}
+
+/// Adds to `next` the ways of placing men on `row` after the state
+/// `(w, b, a)` reached in `here` ways.
+fn add_row(
+    next: &mut [Vec<Vec<u64>>],
+    row: u32,
+    (w, b, a): (usize, usize, usize),
+    here: u64,
+    (nw, nb): (usize, usize),
+) {
+    // White men never stand on row 0, Black men never on row 9.
+    let white_max = if row == 0 { 0 } else { (nw - w).min(5) };
+    let black_max = if row == 9 { 0 } else { (nb - b).min(5) };
+    for x in 0..=white_max {
+        for y in 0..=black_max.min(5 - x) {
+            let squares = binomial(5, x as u32) * binomial(5 - x as u32, y as u32);
+            let walked = x * (9 - row) as usize + y * row as usize;
+            next[w + x][b + y][a + walked] += here * squares;
+        }
+    }
+}
+
+/// The advancements that have placements, most advanced first: the
+/// pair's groups in solving order.
+pub(crate) fn group_advancements(material: Material) -> Vec<u32> {
+    let counts = placements_by_advancement(material);
+    (0..counts.len() as u32)
+        .rev()
+        .filter(|&a| counts[a as usize] > 0)
+        .collect()
+}
+
+/// The men sets of `count` men of one colour, by the rows they have
+/// walked: `sets[s]` holds every set (dense mask) that has walked `s`.
+fn men_sets_by_walk(count: u32, white: bool) -> Vec<Vec<u64>> {
+    let squares: Vec<u32> = if white { (5..50).collect() } else { (0..45).collect() };
+    let mut sets = vec![Vec::new(); (MAX_WALK * count + 1) as usize];
+    let mut chosen = Vec::with_capacity(count as usize);
+    collect_sets(&squares, count as usize, white, &mut chosen, &mut sets);
+    sets
+}
+
+fn collect_sets(
+    squares: &[u32],
+    count: usize,
+    white: bool,
+    chosen: &mut Vec<u32>,
+    sets: &mut [Vec<u64>],
+) {
+    if chosen.len() == count {
+        let mask = chosen.iter().fold(0u64, |m, &d| m | 1 << d);
+        let walked: u32 = chosen.iter().map(|&d| walked_rows(d, white)).sum();
+        sets[walked as usize].push(mask);
+        return;
+    }
+    let start = chosen.last().map_or(0, |&d| {
+        squares.iter().position(|&s| s == d).map_or(0, |p| p + 1)
+    });
+    for &d in &squares[start..] {
+        chosen.push(d);
+        collect_sets(squares, count, white, chosen, sets);
+        chosen.pop();
+    }
+}
+
+/// The slices of the group of advancement `advancement` of the pair whose
+/// sides have the indexes `indexes` (one if symmetric), sorted by the men
+/// placement of side 0: the same slices, in the same order, as walking
+/// every placement of the pair and keeping those of that advancement.
+pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<Slice> {
+    let first = &indexes[0];
+    let other = &indexes[indexes.len() - 1];
+    let symmetric = indexes.len() == 1;
+    let material = first.material();
+    let white = men_sets_by_walk(u32::from(material.white_men), true);
+    let black = men_sets_by_walk(u32::from(material.black_men), false);
+    let kings = first.king_placements();
+    // Every (White set, Black set) pair of the right walks, in parallel
+    // over the White sets.
+    let white_sets: Vec<(usize, u64)> = white
+        .iter()
+        .enumerate()
+        .filter(|(s, _)| (advancement as usize) >= *s)
+        .flat_map(|(s, sets)| sets.iter().map(move |&wm| (s, wm)))
+        .collect();
+    let mut slices: Vec<Slice> = white_sets
+        .par_iter()
+        .flat_map_iter(|&(s, wm)| {
+            let black_sets = black.get(advancement as usize - s).map_or(&[][..], Vec::as_slice);
+            black_sets.iter().filter_map(move |&bm| {
+                if bm & wm != 0 {
+                    return None;
+                }
+                let men = first.rank_masks(wm, 0, bm, 0) / kings;
+                let mirror_men = other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
+                // A symmetric material meets each pair of placements twice.
+                (!symmetric || mirror_men >= men).then_some(Slice {
+                    advancement,
+                    men,
+                    mirror_men,
+                })
+            })
+        })
+        .collect();
+    slices.par_sort_unstable_by_key(|s| s.men);
+    slices
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+/// The rows the men of a placement have walked: a White man on square `s`
+/// has walked `9 - row(s)`, a Black man `row(s)` (rows 0-9 from White's
+/// crowning row). A man move adds exactly one.
+fn advancement(white_men: u64, black_men: u64) -> u32 {
+    let walked = |mut men: u64, white: bool| {
+        let mut total = 0;
+        while men != 0 {
+            total += walked_rows(men.trailing_zeros(), white);
+            men &= men - 1;
+        }
+        total
+    };
+    walked(white_men, true) + walked(black_men, false)
+}
+
+
+    /// Every slice of a pair, by walking every men placement (the way the
+    /// first slice solver listed them).
+    fn all_slices(indexes: &[MaterialIndex]) -> Vec<Slice> {
+        let first = &indexes[0];
+        let other = &indexes[indexes.len() - 1];
+        let kings = first.king_placements();
+        let mut slices: Vec<Slice> = (0..first.men_placements())
+            .filter_map(|men| {
+                let [wm, _, bm, _] = first.unrank_masks(men * kings);
+                let mirror_men =
+                    other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
+                (indexes.len() == 2 || mirror_men >= men).then_some(Slice {
+                    advancement: advancement(wm, bm),
+                    men,
+                    mirror_men,
+                })
+            })
+            .collect();
+        slices.sort_by_key(|s| (std::cmp::Reverse(s.advancement), s.men));
+        slices
+    }
+
+    #[test]
+    fn groups_found_directly_are_those_of_a_walk_over_every_placement() {
+        for name in ["KM-K", "M-M", "KM-MM", "MM-MM", "M-MMM", "KMM-KM", "MMM-M", "MM-M"] {
+            let m: Material = name.parse().unwrap();
+            let mut indexes = vec![MaterialIndex::new(m)];
+            if !m.is_symmetric() {
+                indexes.push(MaterialIndex::new(m.mirrored()));
+            }
+            let walked = all_slices(&indexes);
+            let direct: Vec<Slice> = group_advancements(m)
+                .into_iter()
+                .flat_map(|a| group_slices(&indexes, a))
+                .collect();
+            assert!(walked == direct, "{name}");
+            // The counts per advancement agree with the placements.
+            let counts = placements_by_advancement(m);
+            assert_eq!(counts.iter().sum::<u64>(), indexes[0].men_placements(), "{name}");
+            for (a, &n) in counts.iter().enumerate() {
+                let listed = (0..indexes[0].men_placements())
+                    .filter(|&men| {
+                        let [wm, _, bm, _] = indexes[0].unrank_masks(men * indexes[0].king_placements());
+                        advancement(wm, bm) == a as u32
+                    })
+                    .count() as u64;
+                assert_eq!(listed, n, "{name} advancement {a}");
+            }
+        }
+    }
+
+    #[test]
+    fn advancement_counts_rows_walked() {
+        // A White man on square 46 (dense 45) has walked 0 rows, on 6
+        // (dense 5) 8; a Black man on 5 (dense 4) 0, on 45 (dense 44) 8.
+        assert_eq!(advancement(1 << 45, 1 << 4), 0);
+        assert_eq!(advancement(1 << 5, 1 << 44), 16);
+    }
+}

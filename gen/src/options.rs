@@ -1,0 +1,85 @@
+//! What a build is asked for: [`GenOptions`], and the materials it
+//! covers.
+
+use std::path::PathBuf;
+
+use format::{Material, RuleSet};
+
+/// What to build and where.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    /// The table directory (tables go to `dir/<rule set>/`).
+    pub dir: PathBuf,
+    /// The rules to build under.
+    pub rule_set: RuleSet,
+    /// Build every material up to this many pieces (when `materials` is
+    /// empty).
+    pub max_pieces: u32,
+    /// Build these materials and what they depend on instead.
+    pub materials: Vec<Material>,
+    /// Worker threads (None: all cores).
+    pub threads: Option<usize>,
+    /// No progress bars.
+    pub quiet: bool,
+    /// Bytes of decoded blocks the reader of smaller tables may keep.
+    pub cache_bytes: u64,
+    /// Bytes the solver may spend on its lists of positions by level (8
+    /// per entry) beside its 4 bytes per position; a level that does not
+    /// fit is found by a sweep over the positions instead (slower, same
+    /// tables).
+    pub queue_bytes: u64,
+    /// Bytes of smaller tables decoded whole into memory while a material
+    /// is solved (2 bits per position of a WLD table, a byte per position
+    /// of a distance table; the smallest first); the others are read
+    /// through the block cache.
+    pub preload_bytes: u64,
+    /// Solve materials with men slice by slice (see the `slices` module);
+    /// `false` solves every material whole, as the first solver did (kept
+    /// as a reference: the tables are the same).
+    pub slices: bool,
+    /// Also write each material's distances to conversion (`.dtc` files
+    /// beside the tables; see `format::dtc_byte`).
+    pub dtc: bool,
+}
+
+impl GenOptions {
+    /// Every material up to `max_pieces` under `rule_set` in `dir`.
+    pub fn new(dir: impl Into<PathBuf>, rule_set: RuleSet, max_pieces: u32) -> GenOptions {
+        GenOptions {
+            dir: dir.into(),
+            rule_set,
+            max_pieces,
+            materials: Vec::new(),
+            threads: None,
+            quiet: true,
+            cache_bytes: 256 << 20,
+            queue_bytes: 2 << 30,
+            preload_bytes: 2 << 30,
+            slices: true,
+            dtc: false,
+        }
+    }
+}
+
+/// Every material to build, in build order: all up to `max_pieces`, or
+/// the named ones with their mirrors and everything they depend on.
+pub fn materials_to_build(options: &GenOptions) -> Vec<Material> {
+    let mut all: Vec<Material> = if options.materials.is_empty() {
+        Material::all_up_to(options.max_pieces)
+    } else {
+        let mut seen = Vec::new();
+        let mut todo: Vec<Material> = options.materials.clone();
+        while let Some(m) = todo.pop() {
+            for x in [m, m.mirrored()] {
+                if !seen.contains(&x) {
+                    seen.push(x);
+                    todo.extend(x.exits());
+                }
+            }
+        }
+        seen
+    };
+    all.sort_by_key(|m| m.build_key());
+    all
+}
+

@@ -1,0 +1,425 @@
+//! The plan of a build: every unit of work, what it needs and writes, in
+//! an order that runs each after what it needs.
+//!
+//! A **unit** is one of:
+//! - a **solve** of a whole pair (a counted ending, or a material without
+//!   men, which is one slice): it writes the pair's tables itself;
+//! - a **group** of a pair with men (one advancement of its men): it
+//!   reads the finished tables its moves lead to and the output of the
+//!   group one advancement further, and writes its own output file
+//!   (`units/<pair>.a<advancement>.dtg`, see `unit_output`);
+//! - the **assembly** of such a pair: it reads its groups' outputs and
+//!   writes the pair's tables (and DTC files);
+//! - the **manifest** of the rule set's folder, last.
+//!
+//! Ids are stable: `<pair>.solve`, `<pair>.a<advancement>`,
+//! `<pair>.tables` and `manifest`, where `<pair>` is the pair's first
+//! material in build order.
+
+use std::path::PathBuf;
+
+use format::{value_kind, Material, MaterialIndex, RuleSet};
+
+use crate::error::GenError;
+use crate::groups::{group_advancements, placements_by_advancement};
+use crate::options::GenOptions;
+use crate::values::PackedValues;
+
+/// What a unit does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnitKind {
+    /// Solve a whole pair and write its tables.
+    Solve,
+    /// Solve one slice group of a pair and write its output file.
+    Group {
+        /// Rows the group's men have walked.
+        advancement: u32,
+        /// The advancement of the group whose output it reads (one more),
+        /// if the pair has one.
+        reads: Option<u32>,
+    },
+    /// Write a pair's tables from its groups' outputs.
+    Assemble,
+    /// Write the manifest of the folder.
+    Manifest,
+}
+
+/// One unit of work.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    /// Its id, stable across runs.
+    pub id: String,
+    /// What it does.
+    pub kind: UnitKind,
+    /// Side 0 of its pair (for the manifest: none).
+    pub material: Option<Material>,
+    /// The ids of the units whose output it reads.
+    pub needs: Vec<String>,
+    /// The files it writes, relative to the rule set's folder.
+    pub writes: Vec<PathBuf>,
+    /// The positions it solves (both sides to move; for an assembly, those
+    /// it writes).
+    pub positions: u64,
+    /// The memory it is expected to need at most, in bytes.
+    pub memory_bytes: u64,
+}
+
+/// The folder of the groups' output files inside a rule set's folder.
+pub const UNITS_DIR: &str = "units";
+
+/// The pair `material` belongs to, named by its first material in build
+/// order.
+pub fn pair_of(material: Material) -> Material {
+    material.min(material.mirrored())
+}
+
+/// The materials of `pair`'s tables: itself, and its mirror unless it is
+/// symmetric.
+pub fn pair_materials(pair: Material) -> Vec<Material> {
+    if pair.is_symmetric() {
+        vec![pair]
+    } else {
+        vec![pair, pair.mirrored()]
+    }
+}
+
+/// Whether `pair` is solved group by group (it has men and is not a
+/// counted ending), unless `options` asks for whole solves only.
+pub fn solved_by_groups(options: &GenOptions, pair: Material) -> bool {
+    options.slices && pair.men() > 0 && pair.counted_ending().is_none()
+}
+
+/// The id of group `advancement` of `pair`.
+pub fn group_id(pair: Material, advancement: u32) -> String {
+    format!("{pair}.a{advancement}")
+}
+
+/// The id of the unit that writes `pair`'s tables.
+pub fn tables_id(options: &GenOptions, pair: Material) -> String {
+    if solved_by_groups(options, pair) {
+        format!("{pair}.tables")
+    } else {
+        format!("{pair}.solve")
+    }
+}
+
+/// The output file of group `advancement` of `pair`, relative to the
+/// rule set's folder.
+pub fn group_file(pair: Material, advancement: u32) -> PathBuf {
+    PathBuf::from(UNITS_DIR).join(format!("{}.dtg", group_id(pair, advancement)))
+}
+
+/// Positions (both sides to move) of group `advancement` of `pair`.
+pub fn group_positions(pair: Material, advancement: u32) -> u64 {
+    let counts = placements_by_advancement(pair);
+    let placements = counts.get(advancement as usize).copied().unwrap_or(0);
+    let sides = if pair.is_symmetric() { 1 } else { 2 };
+    placements * sides * MaterialIndex::new(pair).king_placements()
+}
+
+/// The most memory the values of a whole pair may take for its groups to
+/// be solved into them, by index, rather than each into a layer of its
+/// own: a slice then finds where its values and those of its man steps
+/// are without a search, which matters where slices are tiny (materials
+/// of men and few kings).
+const PAIR_VALUES_LIMIT: u64 = 256 << 20;
+
+/// Whether `pair`'s groups are solved into the values of the whole pair
+/// (small pairs; see `PAIR_VALUES_LIMIT`).
+pub(crate) fn solves_in_pair_values(pair: Material, dtc: bool) -> bool {
+    PackedValues::bytes_for(pair_positions(pair), true, dtc) <= PAIR_VALUES_LIMIT
+}
+
+/// Positions of both tables of `pair`.
+fn pair_positions(pair: Material) -> u64 {
+    pair_materials(pair)
+        .iter()
+        .map(|m| MaterialIndex::new(*m).count())
+        .sum()
+}
+
+/// Every pair to build, in build order (the first material of each).
+pub fn pairs(options: &GenOptions) -> Vec<Material> {
+    let mut out: Vec<Material> = Vec::new();
+    for m in crate::options::materials_to_build(options) {
+        let pair = pair_of(m);
+        if !out.contains(&pair) {
+            out.push(pair);
+        }
+    }
+    out
+}
+
+/// Every unit of the build `options` asks for, finished or not, in an
+/// order where each comes after what it needs.
+pub fn plan(options: &GenOptions) -> Vec<Unit> {
+    let memory = MemoryModel::new(options);
+    let mut units = Vec::new();
+    let mut writers = Vec::new();
+    for pair in pairs(options) {
+        let needs: Vec<String> = exits_of_pair(pair)
+            .into_iter()
+            .map(|p| tables_id(options, p))
+            .collect();
+        let tables: Vec<PathBuf> = pair_materials(pair)
+            .iter()
+            .flat_map(|m| table_files(*m, options.dtc))
+            .collect();
+        if !solved_by_groups(options, pair) {
+            units.push(Unit {
+                id: tables_id(options, pair),
+                kind: UnitKind::Solve,
+                material: Some(pair),
+                needs,
+                writes: tables,
+                positions: pair_positions(pair),
+                memory_bytes: memory.solve(pair),
+            });
+        } else {
+            let advancements = group_advancements(pair);
+            for (k, &a) in advancements.iter().enumerate() {
+                let reads = (k > 0 && advancements[k - 1] == a + 1).then_some(a + 1);
+                let mut group_needs = needs.clone();
+                group_needs.extend(reads.map(|r| group_id(pair, r)));
+                units.push(Unit {
+                    id: group_id(pair, a),
+                    kind: UnitKind::Group {
+                        advancement: a,
+                        reads,
+                    },
+                    material: Some(pair),
+                    needs: group_needs,
+                    writes: vec![group_file(pair, a)],
+                    positions: group_positions(pair, a),
+                    memory_bytes: memory.group(pair, a, reads),
+                });
+            }
+            units.push(Unit {
+                id: tables_id(options, pair),
+                kind: UnitKind::Assemble,
+                material: Some(pair),
+                needs: advancements.iter().map(|&a| group_id(pair, a)).collect(),
+                writes: tables,
+                positions: pair_positions(pair),
+                memory_bytes: memory.assemble(pair),
+            });
+        }
+        writers.push(tables_id(options, pair));
+    }
+    units.push(Unit {
+        id: "manifest".into(),
+        kind: UnitKind::Manifest,
+        material: None,
+        needs: writers,
+        writes: vec![PathBuf::from(crate::manifest::MANIFEST)],
+        positions: 0,
+        memory_bytes: MemoryModel::BASE,
+    });
+    units
+}
+
+/// The unit `id` of the build `options` describes (see the module's ids).
+///
+/// # Errors
+/// [`GenError::BadOptions`] when no such unit exists.
+pub fn find_unit(options: &GenOptions, id: &str) -> Result<Unit, GenError> {
+    let unknown = || {
+        GenError::BadOptions(format!(
+            "no unit {id:?} (ids are <pair>.solve, <pair>.a<advancement>, <pair>.tables \
+             and manifest; dtb plan lists them)"
+        ))
+    };
+    let materials = if id == "manifest" {
+        Vec::new()
+    } else {
+        let (pair, _) = id.rsplit_once('.').ok_or_else(unknown)?;
+        let pair: Material = pair.parse().map_err(|_| unknown())?;
+        vec![pair]
+    };
+    let narrowed = GenOptions {
+        materials,
+        max_pieces: options.max_pieces.max(2),
+        ..options.clone()
+    };
+    plan(&narrowed)
+        .into_iter()
+        .find(|u| u.id == id)
+        .ok_or_else(unknown)
+}
+
+/// The pairs whose tables `pair`'s moves lead to (captures, crownings).
+pub fn exits_of_pair(pair: Material) -> Vec<Material> {
+    let mut out = Vec::new();
+    for m in pair_materials(pair) {
+        for exit in m.exits() {
+            let p = pair_of(exit);
+            if p != pair && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The table file of `material`, and its DTC file if `dtc`.
+fn table_files(material: Material, dtc: bool) -> Vec<PathBuf> {
+    let mut files = vec![PathBuf::from(material.file_name())];
+    if dtc {
+        files.push(PathBuf::from(format::dtc_file_name(material)));
+    }
+    files
+}
+
+/// The memory a unit needs, from what it holds: its values, the layer it
+/// reads, the smaller tables decoded whole (within the preload budget),
+/// the block cache when some table is not decoded whole, and per-thread
+/// working memory.
+struct MemoryModel {
+    rule_set: RuleSet,
+    dtc: bool,
+    preload_bytes: u64,
+    cache_bytes: u64,
+    queue_bytes: u64,
+    threads: u64,
+}
+
+impl MemoryModel {
+    /// The process itself: code, stacks, allocator slack.
+    const BASE: u64 = 24 << 20;
+
+    fn new(options: &GenOptions) -> MemoryModel {
+        let threads = options.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        MemoryModel {
+            rule_set: options.rule_set,
+            dtc: options.dtc,
+            preload_bytes: options.preload_bytes,
+            cache_bytes: options.cache_bytes,
+            queue_bytes: options.queue_bytes,
+            threads: threads as u64,
+        }
+    }
+
+    /// The tables `pair` reads: those decoded whole (smallest first, as
+    /// `open_for_pair` chooses them) and the block cache if some are not.
+    fn tables(&self, pair: Material) -> u64 {
+        let mut exits = crate::reachable(pair);
+        exits.sort_by_key(|e| MaterialIndex::new(*e).count());
+        let mut preloaded = 0u64;
+        let mut all_fit = true;
+        for exit in exits {
+            let bytes = value_kind(exit, self.rule_set).raw_len(MaterialIndex::new(exit).count());
+            if preloaded + bytes <= self.preload_bytes {
+                preloaded += bytes;
+            } else {
+                all_fit = false;
+            }
+        }
+        preloaded + if all_fit { 0 } else { self.cache_bytes }
+    }
+
+    /// Working memory of slices with `nodes` nodes each: one slice per
+    /// thread (a 2-byte cell and two 4-byte queues per node at most), or
+    /// one big slice for all (cells, a byte per node while seeding, and
+    /// the waves).
+    fn slice_work(&self, nodes: u64) -> u64 {
+        const BIG: u64 = 1 << 23;
+        if nodes > BIG {
+            nodes * 7
+        } else {
+            self.threads * nodes * 10
+        }
+    }
+
+    fn group(&self, pair: Material, advancement: u32, reads: Option<u32>) -> u64 {
+        let own = group_positions(pair, advancement);
+        let read = reads.map_or(0, |r| group_positions(pair, r));
+        let kings = MaterialIndex::new(pair).king_placements();
+        let placements = own / kings;
+        let layers = if solves_in_pair_values(pair, self.dtc) {
+            // The pair's values, and the group's own copy to write out
+            // (and the group read, while it is copied in).
+            PackedValues::bytes_for(pair_positions(pair), true, self.dtc)
+                + PackedValues::bytes_for(own.max(read), true, self.dtc)
+        } else {
+            PackedValues::bytes_for(own, true, self.dtc) + PackedValues::bytes_for(read, false, false)
+        };
+        Self::BASE
+            + layers
+            // Slices (24 bytes) and keys (16 bytes) of the group; the
+            // reader's keys.
+            + placements * 40
+            + read / kings * 16
+            + self.slice_work(2 * kings)
+            + self.tables(pair)
+    }
+
+    fn solve(&self, pair: Material) -> u64 {
+        let positions = pair_positions(pair);
+        let values = PackedValues::bytes_for(positions, true, self.dtc);
+        let work = if pair.counted_ending().is_some() {
+            // The whole-material solver: 4 bytes a position and its lists
+            // of positions by level (8 bytes an entry, at most one per
+            // position and within the queue budget); with DTC, the slice
+            // solver's values again.
+            positions * 4 + (positions * 8).min(self.queue_bytes) + if self.dtc { values } else { 0 }
+        } else {
+            values + self.slice_work(positions)
+        };
+        Self::BASE + work + self.tables(pair)
+    }
+
+    fn assemble(&self, pair: Material) -> u64 {
+        // The pair's values, and a group read beside them.
+        let largest = group_advancements(pair)
+            .into_iter()
+            .map(|a| group_positions(pair, a))
+            .max()
+            .unwrap_or(0);
+        Self::BASE
+            + PackedValues::bytes_for(pair_positions(pair), true, self.dtc)
+            + PackedValues::bytes_for(largest, true, self.dtc)
+            // Blocks being compressed: a batch of 64 per thread at most.
+            + 64 * self.threads * (1 << 20)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_unit_comes_after_what_it_needs_and_ids_are_unique() {
+        for pieces in 2..=5 {
+            let options = GenOptions::new("unused", RuleSet::Fmjd, pieces);
+            let units = plan(&options);
+            let mut seen = std::collections::HashSet::new();
+            for u in &units {
+                for need in &u.needs {
+                    assert!(seen.contains(need), "{} needs {need}, not yet planned", u.id);
+                }
+                assert!(seen.insert(u.id.clone()), "{} twice", u.id);
+            }
+            assert_eq!(units.last().map(|u| u.id.as_str()), Some("manifest"));
+        }
+    }
+
+    #[test]
+    fn groups_cover_their_pairs() {
+        let options = GenOptions::new("unused", RuleSet::Fmjd, 4);
+        let units = plan(&options);
+        for pair in pairs(&options) {
+            let groups: u64 = units
+                .iter()
+                .filter(|u| u.material == Some(pair) && matches!(u.kind, UnitKind::Group { .. }))
+                .map(|u| u.positions)
+                .sum();
+            if solved_by_groups(&options, pair) {
+                assert_eq!(groups, pair_positions(pair), "{pair}");
+            } else {
+                assert_eq!(groups, 0, "{pair}");
+            }
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! Running one unit of the plan (see [`crate::plan`]): check that it is not
+//! done already, check its inputs, solve, write its output atomically.
+//!
+//! The same function runs a unit in `dtb gen` (one process, every unit in
+//! order) and in `dtb gen --unit ID` (one unit a process, as a batch job
+//! runs it). In one process a [`Session`] keeps what the next unit can
+//! reuse: the reader of the pair being built and the group just solved
+//! (the next group reads it); a unit run alone reads them from the table
+//! directory.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use format::{Material, MaterialIndex, RuleSet};
+use probe::Tablebase;
+
+use crate::assembly;
+use crate::error::GenError;
+use crate::options::GenOptions;
+use crate::plan::{exits_of_pair, group_file, pair_materials, tables_id, Unit, UnitKind};
+use crate::progress::Progress;
+use crate::plan;
+use crate::slices::{self, GroupTarget, SolvedGroup};
+use crate::unit_output::{self, ExpectedGroup, GroupId, Keep};
+use crate::values::Layer;
+use crate::{files_are_valid, manifest, solver, BuiltTable};
+
+/// What one process keeps from unit to unit.
+#[derive(Default)]
+pub(crate) struct Session {
+    /// The reader opened for a pair, with its tables decoded.
+    reader: Option<(Material, Tablebase)>,
+    /// The last group solved, with its pair.
+    last_group: Option<(Material, SolvedGroup)>,
+    /// The values of a small pair (see [`plan::solves_in_pair_values`]).
+    pair_values: Option<PairValues>,
+    /// The pair whose input tables were checked complete.
+    inputs_checked: Option<Material>,
+}
+
+impl Session {
+    /// Forgets what belongs to other pairs than `pair`.
+    fn keep_only(&mut self, pair: Material) {
+        if self.reader.as_ref().is_some_and(|(m, _)| *m != pair) {
+            self.reader = None;
+        }
+        if self.last_group.as_ref().is_some_and(|(m, _)| *m != pair) {
+            self.last_group = None;
+        }
+        if self.pair_values.as_ref().is_some_and(|v| v.pair != pair) {
+            self.pair_values = None;
+        }
+        if self.inputs_checked != Some(pair) {
+            self.inputs_checked = None;
+        }
+    }
+
+    /// The reader for `pair`, opened (and its tables decoded) if needed.
+    fn reader(&mut self, options: &GenOptions, pair: Material) -> Result<&Tablebase, GenError> {
+        if self.reader.is_none() {
+            let tb = crate::open_for_pair(
+                &options.dir,
+                options.rule_set,
+                pair,
+                options.cache_bytes,
+                options.preload_bytes,
+            )?;
+            self.reader = Some((pair, tb));
+        }
+        match &self.reader {
+            Some((_, tb)) => Ok(tb),
+            None => Err(GenError::Internal("no reader".into())),
+        }
+    }
+}
+
+/// The values of a whole small pair, as its groups are solved into them.
+pub(crate) struct PairValues {
+    pair: Material,
+    layer: Layer,
+    /// The advancement of the last group solved into them.
+    last: u32,
+    /// Whether every group from the most advanced one on was solved into
+    /// them, one after another (then they are the pair's values once the
+    /// last group is solved).
+    from_the_top: bool,
+}
+
+impl PairValues {
+    /// The pair's sides, if every group of the pair was solved into them.
+    pub(crate) fn into_complete_sides(self) -> Option<Vec<crate::values::PackedSide>> {
+        let lowest = crate::groups::group_advancements(self.pair).last().copied();
+        (self.from_the_top && lowest == Some(self.last))
+            .then_some(self.layer)
+            .and_then(Layer::into_sides)
+    }
+}
+
+/// What running a unit did.
+#[derive(Debug, Default)]
+pub struct UnitReport {
+    /// The unit.
+    pub id: String,
+    /// Its output was there and valid: nothing was done.
+    pub already_done: bool,
+    /// Tables it wrote.
+    pub built: Vec<BuiltTable>,
+    /// DTC files it wrote.
+    pub dtc_built: Vec<BuiltTable>,
+    /// Tables that were there and valid already (a pair's other side).
+    pub skipped: Vec<Material>,
+    /// Wall time, in seconds.
+    pub seconds: f64,
+}
+
+/// The rule set's folder of a build.
+pub(crate) fn rule_dir(options: &GenOptions) -> PathBuf {
+    format::table_dir(&options.dir, options.rule_set)
+}
+
+/// Whether every file of `pair`'s tables is there and valid.
+pub(crate) fn pair_done(options: &GenOptions, pair: Material) -> bool {
+    let dir = rule_dir(options);
+    pair_materials(pair)
+        .iter()
+        .all(|m| files_are_valid(&dir, *m, options.rule_set, options.dtc))
+}
+
+/// Whether `unit`'s output is there and valid (running it would do
+/// nothing).
+pub(crate) fn is_done(options: &GenOptions, unit: &Unit) -> bool {
+    match (unit.kind, unit.material) {
+        (UnitKind::Manifest, _) => {
+            manifest::check(&rule_dir(options), options.rule_set).is_ok_and(|p| p.is_empty())
+        }
+        (UnitKind::Group { advancement, .. }, Some(pair)) => {
+            pair_done(options, pair) || read_group(options, pair, advancement, Keep::Codes).is_ok()
+        }
+        (_, Some(pair)) => pair_done(options, pair),
+        (_, None) => false,
+    }
+}
+
+/// Reads the output of group `advancement` of `pair`.
+fn read_group(
+    options: &GenOptions,
+    pair: Material,
+    advancement: u32,
+    keep: Keep,
+) -> Result<Layer, String> {
+    let id = GroupId {
+        material: pair,
+        rule_set: options.rule_set,
+        advancement,
+    };
+    let path = rule_dir(options).join(group_file(pair, advancement));
+    let expected = ExpectedGroup {
+        id,
+        keys: || slices::placements_of_group(pair, advancement),
+        king_placements: MaterialIndex::new(pair).king_placements(),
+    };
+    unit_output::read_group(&path, expected, options.dtc, keep)
+}
+
+/// Reads the output of group `advancement` of `pair` as `unit`'s input:
+/// missing or incomplete, an error naming it.
+pub(crate) fn read_group_input(
+    options: &GenOptions,
+    unit: &str,
+    pair: Material,
+    advancement: u32,
+    keep: Keep,
+) -> Result<Layer, GenError> {
+    read_group(options, pair, advancement, keep).map_err(|reason| GenError::MissingInput {
+        unit: unit.to_string(),
+        path: rule_dir(options)
+            .join(group_file(pair, advancement))
+            .display()
+            .to_string(),
+        reason,
+    })
+}
+
+/// Checks that the tables `pair`'s moves lead to are there and complete
+/// (once a pair in a session: tables are never rewritten).
+fn check_exit_tables(
+    options: &GenOptions,
+    unit: &str,
+    pair: Material,
+    session: &mut Session,
+) -> Result<(), GenError> {
+    if session.inputs_checked == Some(pair) {
+        return Ok(());
+    }
+    let dir = rule_dir(options);
+    for exit in exits_of_pair(pair) {
+        for m in pair_materials(exit) {
+            let path = format::table_path(&dir, m);
+            let problem = match format::check_table_file(&path) {
+                Err(e) => Some(e.to_string()),
+                Ok(h) if h.material != m || h.rule_set != options.rule_set => Some(format!(
+                    "holds {} under {}, not {m} under {}",
+                    h.material, h.rule_set, options.rule_set
+                )),
+                Ok(_) => None,
+            };
+            if let Some(problem) = problem {
+                return Err(GenError::MissingInput {
+                    unit: unit.to_string(),
+                    path: path.display().to_string(),
+                    reason: format!("{problem} (built by unit {})", tables_id(options, exit)),
+                });
+            }
+        }
+    }
+    session.inputs_checked = Some(pair);
+    Ok(())
+}
+
+/// Runs `unit` (nothing when its output is valid already), reporting its
+/// solving through `progress`.
+pub(crate) fn run(
+    options: &GenOptions,
+    unit: &Unit,
+    session: &mut Session,
+    progress: &Progress,
+) -> Result<UnitReport, GenError> {
+    let start = Instant::now();
+    let mut report = UnitReport {
+        id: unit.id.clone(),
+        ..UnitReport::default()
+    };
+    if is_done(options, unit) {
+        report.already_done = true;
+        return Ok(report);
+    }
+    match (unit.kind, unit.material) {
+        (UnitKind::Manifest, _) => manifest::write(&rule_dir(options), options.rule_set)?,
+        (UnitKind::Solve, Some(pair)) => {
+            session.keep_only(pair);
+            check_exit_tables(options, &unit.id, pair, session)?;
+            solve_pair(options, pair, session, progress, &mut report)?;
+        }
+        (UnitKind::Group { advancement, reads }, Some(pair)) => {
+            session.keep_only(pair);
+            check_exit_tables(options, &unit.id, pair, session)?;
+            run_group(options, unit, pair, (advancement, reads), session, progress)?;
+        }
+        (UnitKind::Assemble, Some(pair)) => {
+            session.keep_only(pair);
+            session.last_group = None;
+            let held = session
+                .pair_values
+                .take()
+                .and_then(PairValues::into_complete_sides);
+            assembly::assemble(options, &unit.id, pair, held, progress, &mut report)?;
+        }
+        (_, None) => return Err(GenError::Internal(format!("unit {} has no pair", unit.id))),
+    }
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Solves one group and writes its output file.
+fn run_group(
+    options: &GenOptions,
+    unit: &Unit,
+    pair: Material,
+    (advancement, reads): (u32, Option<u32>),
+    session: &mut Session,
+    progress: &Progress,
+) -> Result<(), GenError> {
+    let solved = if plan::solves_in_pair_values(pair, options.dtc) {
+        solve_in_pair_values(options, unit, pair, (advancement, reads), session, progress)?
+    } else {
+        solve_on_its_own(options, unit, pair, (advancement, reads), session, progress)?
+    };
+    progress.message("writing");
+    let path = rule_dir(options).join(group_file(pair, advancement));
+    unit_output::remove_partials_of(&path)?;
+    let id = GroupId {
+        material: pair,
+        rule_set: options.rule_set,
+        advancement,
+    };
+    unit_output::write_group(&path, id, &solved.layer)?;
+    if !plan::solves_in_pair_values(pair, options.dtc) {
+        session.last_group = Some((pair, solved));
+    }
+    Ok(())
+}
+
+/// Solves a group into a layer of its own, reading the group one
+/// advancement further from the session or from its file.
+fn solve_on_its_own(
+    options: &GenOptions,
+    unit: &Unit,
+    pair: Material,
+    (advancement, reads): (u32, Option<u32>),
+    session: &mut Session,
+    progress: &Progress,
+) -> Result<SolvedGroup, GenError> {
+    let kept = session
+        .last_group
+        .take()
+        .filter(|(_, g)| Some(g.advancement) == reads)
+        .map(|(_, g)| g.layer);
+    let read = match (kept, reads) {
+        (Some(layer), _) => layer,
+        (None, Some(r)) => read_group_input(options, &unit.id, pair, r, Keep::Codes)?,
+        (None, None) => Layer::empty_group(),
+    };
+    let tb = session.reader(options, pair)?;
+    let target = GroupTarget::Own { read: &read };
+    slices::solve_group(
+        tb,
+        options.rule_set,
+        pair,
+        advancement,
+        target,
+        options.dtc,
+        progress,
+    )
+}
+
+/// Solves a group into the values of the whole (small) pair, by index, as
+/// the session keeps them from the group before; or, in a fresh session,
+/// with the group one advancement further read from its file.
+fn solve_in_pair_values(
+    options: &GenOptions,
+    unit: &Unit,
+    pair: Material,
+    (advancement, reads): (u32, Option<u32>),
+    session: &mut Session,
+    progress: &Progress,
+) -> Result<SolvedGroup, GenError> {
+    let kept = session
+        .pair_values
+        .take()
+        .filter(|v| reads.is_some_and(|r| r == v.last));
+    let (layer, from_the_top) = match kept {
+        Some(v) => (v.layer, v.from_the_top),
+        None => {
+            let layer = Layer::Pair(slices::pair_sides(pair, options.dtc)?);
+            if let Some(r) = reads {
+                let group = read_group_input(options, &unit.id, pair, r, Keep::Codes)?;
+                slices::copy_group_in(&layer, &group)?;
+            }
+            (layer, reads.is_none())
+        }
+    };
+    let tb = session.reader(options, pair)?;
+    let solved = slices::solve_group(
+        tb,
+        options.rule_set,
+        pair,
+        advancement,
+        GroupTarget::Pair(&layer),
+        options.dtc,
+        progress,
+    )?;
+    session.pair_values = Some(PairValues {
+        pair,
+        layer,
+        last: advancement,
+        from_the_top,
+    });
+    Ok(solved)
+}
+
+/// A solved pair, from either solver.
+enum Solved {
+    Whole(solver::Solved),
+    Slices(slices::PackedPair),
+}
+
+/// Solves a whole pair (a counted ending, a material without men, or any
+/// pair when slices are off) and writes its missing tables.
+fn solve_pair(
+    options: &GenOptions,
+    pair: Material,
+    session: &mut Session,
+    progress: &Progress,
+    report: &mut UnitReport,
+) -> Result<(), GenError> {
+    let start = Instant::now();
+    let rule_set = options.rule_set;
+    let tb = session.reader(options, pair)?;
+    let solved = if options.slices && slices::uses_slices(pair) {
+        Solved::Slices(slices::solve(tb, rule_set, pair, progress, options.dtc)?)
+    } else {
+        let queue_budget = usize::try_from(options.queue_bytes / 8).unwrap_or(usize::MAX);
+        Solved::Whole(solver::solve(tb, rule_set, pair, progress, queue_budget)?)
+    };
+    let dtc = match (&solved, options.dtc) {
+        (Solved::Whole(whole), true) => Some(with_dtc(whole, tb, rule_set, progress)?),
+        _ => None,
+    };
+    progress.message("writing");
+    let seconds = start.elapsed().as_secs_f64();
+    let dir = rule_dir(options);
+    for (k, material) in pair_materials(pair).into_iter().enumerate() {
+        if options.dtc && !crate::dtc_is_valid(&dir, material, rule_set) {
+            let side = match (&dtc, &solved) {
+                (Some(p), _) | (None, Solved::Slices(p)) => &p.sides[k],
+                (None, Solved::Whole(_)) => {
+                    return Err(GenError::Internal("no DTC values were found".into()))
+                }
+            };
+            let (path, stats) = crate::output::write_dtc_side(side, &dir, rule_set)?;
+            report.dtc_built.push(built(material, path, stats, seconds));
+        }
+        // Another process may have made it meanwhile; never rewrite.
+        let path = format::table_path(&dir, material);
+        if crate::table_is_valid(&path, material, rule_set) {
+            report.skipped.push(material);
+            continue;
+        }
+        let (path, stats) = match &solved {
+            Solved::Whole(s) => crate::output::write_side(&s.sides[k], &dir, rule_set, s.levels)?,
+            Solved::Slices(p) => crate::output::write_packed_side(&p.sides[k], &dir, rule_set)?,
+        };
+        report.built.push(built(material, path, stats, seconds));
+    }
+    Ok(())
+}
+
+/// A table written, with its size read back.
+pub(crate) fn built(
+    material: Material,
+    path: PathBuf,
+    stats: format::TableStats,
+    seconds: f64,
+) -> BuiltTable {
+    BuiltTable {
+        material,
+        bytes: std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0),
+        path,
+        positions: MaterialIndex::new(material).count(),
+        stats,
+        seconds,
+    }
+}
+
+/// The DTC values of a pair the whole-material solver solved: its
+/// results (with a freshly entered count, in a counted ending) are taken as
+/// known, and the slices are walked once more for the distances.
+fn with_dtc(
+    solved: &solver::Solved,
+    tb: &Tablebase,
+    rule_set: RuleSet,
+    progress: &Progress,
+) -> Result<slices::PackedPair, GenError> {
+    let material = solved.sides[0].material;
+    let class = material.counted_ending();
+    let sides = slices::pair_sides(material, true)?;
+    for (side, whole) in sides.iter().zip(&solved.sides) {
+        // Capture positions too: a man step may lead to one.
+        for i in 0..whole.len() {
+            let (wdl, plies) = solver::decode_state(whole.state(i));
+            let value = format::TableValue {
+                wdl,
+                distance: (wdl != format::Wdl::Draw).then_some(plies.min(255) as u8),
+            };
+            side.store(
+                i as u64,
+                value.wdl_with(rule_set, class, None).code(),
+                false,
+            );
+        }
+    }
+    slices::solve_dtc_of_known(tb, rule_set, sides, progress)
+}
+
+/// Removes the output files of `pair`'s groups (once its tables are
+/// written) and any temporary ones.
+pub(crate) fn remove_group_files(dir: &Path, pair: Material) -> Result<(), GenError> {
+    let units = dir.join(crate::plan::UNITS_DIR);
+    let Ok(entries) = std::fs::read_dir(&units) else {
+        return Ok(());
+    };
+    let prefix = format!("{pair}.a");
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let ours = name.strip_prefix(&prefix).is_some_and(|rest| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            digits > 0 && rest[digits..].starts_with(".dtg")
+        });
+        if ours {
+            std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! `dtb plan`: the units of work of a build (see `gen::plan`), in an order
+//! that runs each after what it needs.
+
+use format::Material;
+use gen::{plan, GenOptions, Unit};
+
+use crate::commands::common::{parse_material, TableArgs, WorkArgs};
+use crate::exit::{CliError, CliResult};
+
+/// Flags of `dtb plan`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    tables: TableArgs,
+    /// Plan every material with up to this many pieces.
+    #[arg(long, default_value_t = 4)]
+    pieces: u32,
+    /// Plan the DTC files too (as `dtb gen --dtc`).
+    #[arg(long)]
+    dtc: bool,
+    #[command(flatten)]
+    work: WorkArgs,
+    /// MiB of smaller tables a unit may decode whole (as `dtb gen`); it
+    /// counts in each unit's memory.
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    preload_memory: u64,
+    /// Every unit with what it needs and writes, as JSON.
+    #[arg(long, conflicts_with = "ids")]
+    json: bool,
+    /// The unit ids only, one a line, in order (for a shell loop of
+    /// `dtb gen --unit ID`).
+    #[arg(long)]
+    ids: bool,
+    /// Plan these materials (and what they depend on) instead.
+    #[arg(value_parser = parse_material)]
+    materials: Vec<Material>,
+}
+
+pub fn run(args: Args) -> CliResult {
+    if !(2..=probe::MAX_TABLE_PIECES).contains(&args.pieces) {
+        return Err(CliError::bad_input(format!(
+            "--pieces must be between 2 and {}",
+            probe::MAX_TABLE_PIECES
+        )));
+    }
+    if let Some(m) = args
+        .materials
+        .iter()
+        .find(|m| m.pieces() > probe::MAX_TABLE_PIECES)
+    {
+        return Err(CliError::bad_input(format!(
+            "{m} has {} pieces; at most {} are supported",
+            m.pieces(),
+            probe::MAX_TABLE_PIECES
+        )));
+    }
+    let options = GenOptions {
+        materials: args.materials.clone(),
+        threads: args.work.threads,
+        preload_bytes: args.preload_memory.saturating_mul(1 << 20),
+        dtc: args.dtc,
+        ..GenOptions::new(args.tables.dir.clone(), args.tables.rule_set, args.pieces)
+    };
+    let units = plan(&options);
+    if args.ids {
+        for u in &units {
+            crate::outln!("{}", u.id);
+        }
+    } else if args.json {
+        crate::outln!("{}", plan_json(&units));
+    } else {
+        summary(&units, &options);
+    }
+    Ok(())
+}
+
+/// `{"units": [...]}` with every unit's id, material, needs, writes,
+/// positions and memory.
+fn plan_json(units: &[Unit]) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = units
+        .iter()
+        .map(|u| {
+            serde_json::json!({
+                "id": u.id,
+                "kind": kind_name(u),
+                "material": u.material.map(|m| m.to_string()),
+                "needs": u.needs,
+                "writes": u.writes.iter().map(|w| w.display().to_string()).collect::<Vec<_>>(),
+                "positions": u.positions,
+                "memory_bytes": u.memory_bytes,
+            })
+        })
+        .collect();
+    serde_json::json!({ "units": list })
+}
+
+fn kind_name(unit: &Unit) -> &'static str {
+    match unit.kind {
+        gen::UnitKind::Solve => "solve",
+        gen::UnitKind::Group { .. } => "group",
+        gen::UnitKind::Assemble => "assemble",
+        gen::UnitKind::Manifest => "manifest",
+    }
+}
+
+/// The longest chain of units that must run one after another, weighed
+/// by positions solved: its units, first to last.
+fn critical_path(units: &[Unit]) -> Vec<usize> {
+    let at: std::collections::HashMap<&str, usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.id.as_str(), i))
+        .collect();
+    // Units come after what they need, so one pass in order is enough.
+    let mut best: Vec<(u64, Option<usize>)> = Vec::with_capacity(units.len());
+    for u in units {
+        let before = u
+            .needs
+            .iter()
+            .filter_map(|n| at.get(n.as_str()).copied())
+            .max_by_key(|&i| best[i].0);
+        let weight = before.map_or(0, |i| best[i].0);
+        best.push((weight + u.positions, before));
+    }
+    let mut path = Vec::new();
+    let mut next = (0..units.len()).max_by_key(|&i| best[i].0);
+    while let Some(i) = next {
+        path.push(i);
+        next = best[i].1;
+    }
+    path.reverse();
+    path
+}
+
+fn summary(units: &[Unit], options: &GenOptions) {
+    let solved: u64 = units
+        .iter()
+        .filter(|u| matches!(u.kind, gen::UnitKind::Solve | gen::UnitKind::Group { .. }))
+        .map(|u| u.positions)
+        .sum();
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    crate::outln!(
+        "{} units ({} rule set{}): {} positions to solve",
+        units.len(),
+        options.rule_set,
+        if options.dtc { ", with DTC files" } else { "" },
+        solved
+    );
+    if let Some(u) = units.iter().max_by_key(|u| u.memory_bytes) {
+        crate::outln!(
+            "largest unit: {} ({} positions, {:.2} GiB of memory)",
+            u.id,
+            u.positions,
+            gib(u.memory_bytes)
+        );
+    }
+    if let Some(u) = units.iter().max_by_key(|u| u.positions) {
+        crate::outln!("most positions: {} ({} positions)", u.id, u.positions);
+    }
+    let path = critical_path(units);
+    let positions: u64 = path.iter().map(|&i| units[i].positions).sum();
+    crate::outln!(
+        "critical path: {} units in a row, {} positions ({:.0}% of the work; \
+         the least wall time with unlimited nodes)",
+        path.len(),
+        positions,
+        100.0 * positions as f64 / solved.max(1) as f64
+    );
+}

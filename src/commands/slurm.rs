@@ -1,0 +1,260 @@
+//! `dtb gen --slurm`: every unfinished unit of the plan submitted to a
+//! Slurm cluster with `sbatch`, each depending (`afterok`) on the units it
+//! needs; `--wait` follows them with `squeue`. Slurm schedules; this only
+//! submits, throttles to `--max-jobs` queued jobs, and reports.
+//!
+//! Each job runs `dtb gen --unit ID` with the same table directory, which
+//! must be on a filesystem every node sees, as must the `dtb` binary.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use gen::{plan, unit_is_done, GenOptions, Unit};
+
+use crate::commands::common::TableArgs;
+use crate::exit::{CliError, CliResult, FAILURE};
+
+/// Flags of `dtb gen` for Slurm.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SlurmArgs {
+    /// Submit every unfinished unit to Slurm (sbatch), each after the
+    /// units it needs, instead of building here. Finished units are
+    /// skipped, so a rerun resumes. The table directory and this binary
+    /// must be on a filesystem every node sees.
+    #[arg(long)]
+    pub slurm: bool,
+    /// An argument passed to every sbatch call (e.g. --partition=big);
+    /// repeat for more.
+    #[arg(
+        long = "sbatch-arg",
+        value_name = "ARG",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub sbatch_args: Vec<String>,
+    /// Keep at most this many of our jobs queued or running at once.
+    #[arg(long, value_name = "K", requires = "slurm", default_value_t = 1000)]
+    pub max_jobs: usize,
+    /// Follow the jobs until none is left in the queue, then report the
+    /// units that did not finish with their log files.
+    #[arg(long, requires = "slurm")]
+    pub wait: bool,
+}
+
+/// One submitted unit.
+struct Job {
+    id: String,
+    log: PathBuf,
+}
+
+pub fn run(options: &GenOptions, args: &SlurmArgs, tables: &TableArgs) -> CliResult {
+    if args.max_jobs == 0 {
+        return Err(CliError::bad_input("--max-jobs must be at least 1"));
+    }
+    let rule_dir = format::table_dir(&options.dir, options.rule_set);
+    let logs = rule_dir.join("slurm");
+    std::fs::create_dir_all(&logs)
+        .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", logs.display())))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::new(FAILURE, format!("cannot find the dtb binary: {e}")))?;
+    let units = plan(options);
+    let mut jobs: HashMap<String, Job> = HashMap::new();
+    let mut done = 0;
+    for unit in &units {
+        // A unit after one that is submitted runs too: its output may be
+        // valid for what is there now (the manifest), not for what comes.
+        let after_submitted = unit.needs.iter().any(|n| jobs.contains_key(n));
+        if !after_submitted && unit_is_done(options, unit) {
+            done += 1;
+            continue;
+        }
+        wait_for_room(&jobs, args.max_jobs)?;
+        let script = job_script(&exe, options, tables, unit);
+        let cpus = options.threads.unwrap_or(1);
+        let job = submit(unit, (&script, cpus), &jobs, &logs, args)?;
+        jobs.insert(unit.id.clone(), job);
+    }
+    crate::outln!(
+        "submitted {} units to Slurm, {} already done",
+        jobs.len(),
+        done
+    );
+    if !args.wait {
+        return Ok(());
+    }
+    follow(&jobs)?;
+    report_failures(options, &units, &jobs)
+}
+
+/// The shell command a job runs.
+fn job_script(exe: &Path, options: &GenOptions, tables: &TableArgs, unit: &Unit) -> String {
+    let mut words = vec![
+        quote(&exe.display().to_string()),
+        "gen".into(),
+        "--unit".into(),
+        quote(&unit.id),
+        "--dir".into(),
+        quote(&absolute(&tables.dir).display().to_string()),
+        "--rules".into(),
+        options.rule_set.name().into(),
+        "--threads".into(),
+        options.threads.unwrap_or(1).to_string(),
+        "--preload-memory".into(),
+        (options.preload_bytes >> 20).to_string(),
+        "--queue-memory".into(),
+        (options.queue_bytes >> 20).to_string(),
+        "--quiet".into(),
+    ];
+    if options.dtc {
+        words.push("--dtc".into());
+    }
+    words.join(" ")
+}
+
+/// `path` made absolute (jobs start in another directory).
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// `word` quoted for a POSIX shell.
+fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// Submits `unit` with sbatch (its shell command `script`, on `cpus`
+/// cores), after the jobs of the units it needs.
+fn submit(
+    unit: &Unit,
+    (script, cpus): (&str, usize),
+    jobs: &HashMap<String, Job>,
+    logs: &Path,
+    args: &SlurmArgs,
+) -> Result<Job, CliError> {
+    let after: Vec<&str> = unit
+        .needs
+        .iter()
+        .filter_map(|n| jobs.get(n).map(|j| j.id.as_str()))
+        .collect();
+    let log = logs.join(format!("{}.%j.log", unit.id));
+    let mem_mib = unit.memory_bytes.div_ceil(1 << 20).max(1);
+    let mut cmd = Command::new("sbatch");
+    cmd.arg("--parsable")
+        .arg(format!("--job-name=dtb:{}", unit.id))
+        .arg(format!("--mem={mem_mib}M"))
+        .arg(format!("--cpus-per-task={cpus}"))
+        .arg("--kill-on-invalid-dep=yes")
+        .arg(format!("--output={}", log.display()));
+    if !after.is_empty() {
+        cmd.arg(format!("--dependency=afterok:{}", after.join(":")));
+    }
+    cmd.args(&args.sbatch_args).arg(format!("--wrap={script}"));
+    let out = run_command(&mut cmd, "sbatch")?;
+    let id = out
+        .trim()
+        .split(';')
+        .next()
+        .filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or_else(|| CliError::new(FAILURE, format!("sbatch printed no job id: {out:?}")))?;
+    Ok(Job {
+        id: id.to_string(),
+        log: PathBuf::from(log.display().to_string().replace("%j", id)),
+    })
+}
+
+/// Runs `cmd`, returning its standard output; a failure is an error
+/// quoting its standard error.
+fn run_command(cmd: &mut Command, name: &str) -> Result<String, CliError> {
+    let out = cmd.output().map_err(|e| {
+        CliError::new(
+            FAILURE,
+            format!("cannot run {name} (is Slurm's client installed?): {e}"),
+        )
+    })?;
+    if !out.status.success() {
+        return Err(CliError::new(
+            FAILURE,
+            format!(
+                "{name} failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Our jobs still in the queue (pending or running), from squeue.
+fn queued(jobs: &HashMap<String, Job>) -> Result<HashSet<String>, CliError> {
+    if jobs.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let ids: Vec<&str> = jobs.values().map(|j| j.id.as_str()).collect();
+    let mut cmd = Command::new("squeue");
+    cmd.args(["-h", "-o", "%i", "-j", &ids.join(",")]);
+    let out = run_command(&mut cmd, "squeue")?;
+    Ok(out.lines().map(|l| l.trim().to_string()).collect())
+}
+
+/// Waits until fewer than `max_jobs` of our jobs are queued.
+fn wait_for_room(jobs: &HashMap<String, Job>, max_jobs: usize) -> Result<(), CliError> {
+    if jobs.len() < max_jobs {
+        return Ok(());
+    }
+    while queued(jobs)?.len() >= max_jobs {
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    Ok(())
+}
+
+/// Polls squeue until none of our jobs is left, printing how many remain.
+fn follow(jobs: &HashMap<String, Job>) -> Result<(), CliError> {
+    let mut last = usize::MAX;
+    loop {
+        let left = queued(jobs)?.len();
+        if left == 0 {
+            return Ok(());
+        }
+        if left != last {
+            eprintln!("dtb: {left} of {} jobs still queued or running", jobs.len());
+            last = left;
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    }
+}
+
+/// After the jobs: every submitted unit whose output is not there failed
+/// (or never ran, a unit it needs having failed). Exit 1 if any.
+fn report_failures(options: &GenOptions, units: &[Unit], jobs: &HashMap<String, Job>) -> CliResult {
+    let failed: Vec<&Unit> = units
+        .iter()
+        .filter(|u| jobs.contains_key(&u.id) && !unit_is_done(options, u))
+        .collect();
+    if failed.is_empty() {
+        crate::outln!("all {} units finished", jobs.len());
+        return Ok(());
+    }
+    for u in &failed {
+        let job = &jobs[&u.id];
+        let ran = job.log.exists();
+        crate::outln!(
+            "unit {} (job {}) did not finish: {}",
+            u.id,
+            job.id,
+            if ran {
+                format!("see {}", job.log.display())
+            } else {
+                "it never ran (a unit it needs failed)".into()
+            }
+        );
+    }
+    Err(CliError::new(
+        FAILURE,
+        format!(
+            "{} of {} units did not finish; run the same command again to resubmit them",
+            failed.len(),
+            jobs.len()
+        ),
+    ))
+}

@@ -1,0 +1,145 @@
+//! `dtb gen --slurm --wait` on a real Slurm cluster (three nodes on
+//! loopback, started by `scripts/slurm-cluster.sh start`, which `.ci/run`
+//! does, with `DTB_REQUIRE_SLURM=1`). Every table up to four pieces and
+//! three five-piece pairs with men, through jobs, must be byte for byte the
+//! in-process files; a node taken down in the middle and a unit that fails
+//! once still end, after a rerun, with the same files and no partial file.
+//!
+//! Without a cluster the test says so and passes, unless
+//! `DTB_REQUIRE_SLURM=1`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+fn cluster_is_up() -> bool {
+    Command::new("sinfo")
+        .args(["-h", "-o", "%t"])
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("idle"))
+}
+
+fn dtb(args: &[&str]) -> Output {
+    Command::new(common::dtb())
+        .args(args)
+        .output()
+        .expect("dtb runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "exit {:?}\n{}\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn scontrol(args: &[&str]) {
+    let o = Command::new("scontrol").args(args).output().expect("scontrol runs");
+    assert!(o.status.success(), "scontrol {args:?}: {}", text(&o));
+}
+
+/// Every file under `dir`, by path relative to it, without the Slurm
+/// logs and the lock.
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name == "slurm" || name.starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().to_path_buf();
+                out.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+const PAIRS: [&str; 3] = ["KKKM-K", "KKMM-K", "KMMM-K"];
+
+#[test]
+fn slurm_jobs_build_the_in_process_files() {
+    if !cluster_is_up() {
+        assert!(
+            std::env::var_os("DTB_REQUIRE_SLURM").is_none(),
+            "DTB_REQUIRE_SLURM is set but no Slurm cluster answers (scripts/slurm-cluster.sh start)"
+        );
+        eprintln!("no Slurm cluster: skipped (scripts/slurm-cluster.sh start runs one)");
+        return;
+    }
+    // The jobs run on the nodes: the folder must be one they all see (on
+    // this machine, any).
+    let reference = tempfile::tempdir().unwrap();
+    let cluster = tempfile::tempdir().unwrap();
+    let (r, c) = (
+        reference.path().to_str().unwrap(),
+        cluster.path().to_str().unwrap(),
+    );
+    let ok = |o: Output| assert!(o.status.success(), "{}", text(&o));
+    ok(dtb(&["gen", "--quiet", "--dir", r]));
+    let mut args = vec!["gen", "--quiet", "--dir", r];
+    args.extend(PAIRS);
+    ok(dtb(&args));
+
+    let slurm = ["--slurm", "--wait", "--sbatch-arg=--partition=ci"];
+    let mut args = vec!["gen", "--dir", c];
+    args.extend(slurm);
+    ok(dtb(&args));
+
+    // A unit that fails once: a folder where its output file goes.
+    let plan = dtb(&["plan", "--ids", "KKMM-K"]);
+    let ids = String::from_utf8_lossy(&plan.stdout).into_owned();
+    let victim = ids
+        .lines()
+        .find(|id| id.starts_with("KKMM-K.a"))
+        .expect("a group of KKMM-K")
+        .to_string();
+    let blocker = cluster
+        .path()
+        .join("fmjd/units")
+        .join(format!("{victim}.dtg"));
+    std::fs::create_dir_all(&blocker).unwrap();
+
+    // The five-piece pairs, with a node taken down while they run.
+    let mut args = vec!["gen", "--dir", c];
+    args.extend(slurm);
+    args.extend(PAIRS);
+    let child = Command::new(common::dtb())
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    scontrol(&["update", "NodeName=n2", "State=DOWN", "Reason=dtb-test"]);
+    let first = child.wait_with_output().unwrap();
+    scontrol(&["update", "NodeName=n2", "State=RESUME"]);
+    assert_eq!(first.status.code(), Some(1), "{}", text(&first));
+    assert!(
+        String::from_utf8_lossy(&first.stdout).contains(&victim),
+        "the failed unit is named: {}",
+        text(&first)
+    );
+
+    // The rerun submits what is left and finishes.
+    std::fs::remove_dir(&blocker).unwrap();
+    ok(dtb(&args));
+
+    let (a, b) = (files(reference.path()), files(cluster.path()));
+    let names = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b));
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{} differs", name.display());
+    }
+}

@@ -1,0 +1,168 @@
+//! Units of work: `dtb plan`, then `dtb gen --unit ID` for every unit in
+//! the listed order, one process each, must give the files of one
+//! in-process `dtb gen`, byte for byte, in every rule set (with DTC files
+//! too); a unit with a missing input refuses to run, naming it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use format::RuleSet;
+use serde_json::Value;
+
+fn dtb(args: &[&str]) -> Output {
+    Command::new(common::dtb())
+        .args(args)
+        .output()
+        .expect("dtb runs")
+}
+
+fn ok(o: Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Every file of a rule set's folder (the `units` folder must be empty:
+/// the assemblies remove their groups' files), sorted by name.
+fn files(dir: &Path, rule_set: RuleSet) -> Vec<(String, Vec<u8>)> {
+    let folder = format::table_dir(dir, rule_set);
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(&folder).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == "units" {
+            let left: Vec<PathBuf> = std::fs::read_dir(e.path())
+                .unwrap()
+                .flatten()
+                .map(|f| f.path())
+                .collect();
+            assert!(left.is_empty(), "files left: {left:?}");
+            continue;
+        }
+        if name.starts_with('.') {
+            continue; // the generator's lock
+        }
+        out.push((name, std::fs::read(e.path()).unwrap()));
+    }
+    out.sort();
+    out
+}
+
+/// Builds up to `pieces` in process and unit by unit, and compares.
+fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool) {
+    let whole = tempfile::tempdir().unwrap();
+    let units = tempfile::tempdir().unwrap();
+    let pieces = pieces.to_string();
+    let mut common_args = vec!["--rules", rule_set.name(), "--pieces", &pieces];
+    if dtc {
+        common_args.push("--dtc");
+    }
+    let whole_dir = whole.path().to_str().unwrap();
+    let mut args = vec!["gen", "--quiet", "--dir", whole_dir];
+    args.extend(&common_args);
+    ok(dtb(&args));
+    let mut args = vec!["plan", "--json"];
+    args.extend(&common_args);
+    let plan: Value = serde_json::from_str(&ok(dtb(&args))).unwrap();
+    let ids: Vec<&str> = plan["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.len() > 50);
+    let units_dir = units.path().to_str().unwrap();
+    for id in &ids {
+        let mut args = vec!["gen", "--unit", id, "--dir", units_dir];
+        args.extend(&common_args[..2]);
+        if dtc {
+            args.push("--dtc");
+        }
+        ok(dtb(&args));
+    }
+    let (a, b) = (files(whole.path(), rule_set), files(units.path(), rule_set));
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b));
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name} under {rule_set} differs");
+    }
+    // Running a unit again does nothing.
+    let mut args = vec!["gen", "--unit", ids[3], "--dir", units_dir];
+    args.extend(&common_args[..2]);
+    if dtc {
+        args.push("--dtc");
+    }
+    assert!(ok(dtb(&args)).contains("already done"));
+}
+
+#[test]
+fn unit_by_unit_up_to_four_pieces_fmjd() {
+    unit_loop_matches_in_process(RuleSet::Fmjd, 4, false);
+}
+
+#[test]
+fn unit_by_unit_up_to_four_pieces_pure() {
+    unit_loop_matches_in_process(RuleSet::Pure, 4, false);
+}
+
+#[test]
+fn unit_by_unit_up_to_four_pieces_diagonal() {
+    unit_loop_matches_in_process(RuleSet::FmjdDiagonal, 4, false);
+}
+
+#[test]
+fn unit_by_unit_up_to_four_pieces_with_dtc() {
+    unit_loop_matches_in_process(RuleSet::Fmjd, 4, true);
+}
+
+#[test]
+fn a_unit_with_a_missing_input_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let plan: Value =
+        serde_json::from_str(&ok(dtb(&["plan", "--json", "--pieces", "3"]))).unwrap();
+    let units = plan["units"].as_array().unwrap();
+    // A group that reads another group's output, and the tables.
+    let group = units
+        .iter()
+        .find(|u| u["kind"] == "group" && u["needs"].as_array().unwrap().len() >= 2)
+        .unwrap();
+    let id = group["id"].as_str().unwrap();
+    let o = dtb(&["gen", "--unit", id, "--dir", d]);
+    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(id) && err.contains(".dtb"), "{err}");
+    // Build what it needs but the group before it: the group's file is
+    // then what is missing.
+    let needs: Vec<&str> = group["needs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    for u in units {
+        let uid = u["id"].as_str().unwrap();
+        if uid == id {
+            break;
+        }
+        let is_group_before = needs.contains(&uid) && u["kind"] == "group";
+        if !is_group_before && !uid.starts_with(id.split('.').next().unwrap()) {
+            ok(dtb(&["gen", "--unit", uid, "--dir", d]));
+        }
+    }
+    let o = dtb(&["gen", "--unit", id, "--dir", d]);
+    assert_eq!(o.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(".dtg"), "{err}");
+    // An unknown unit is bad input.
+    let o = dtb(&["gen", "--unit", "KM-K.a99", "--dir", d]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = dtb(&["gen", "--unit", "nonsense", "--dir", d]);
+    assert_eq!(o.status.code(), Some(2));
+}
