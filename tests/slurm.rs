@@ -38,7 +38,10 @@ fn text(o: &Output) -> String {
 }
 
 fn scontrol(args: &[&str]) {
-    let o = Command::new("scontrol").args(args).output().expect("scontrol runs");
+    let o = Command::new("scontrol")
+        .args(args)
+        .output()
+        .expect("scontrol runs");
     assert!(o.status.success(), "scontrol {args:?}: {}", text(&o));
 }
 

@@ -124,8 +124,7 @@ fn unit_by_unit_up_to_four_pieces_with_dtc() {
 fn a_unit_with_a_missing_input_names_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let plan: Value =
-        serde_json::from_str(&ok(dtb(&["plan", "--json", "--pieces", "3"]))).unwrap();
+    let plan: Value = serde_json::from_str(&ok(dtb(&["plan", "--json", "--pieces", "3"]))).unwrap();
     let units = plan["units"].as_array().unwrap();
     // A group that reads another group's output, and the tables.
     let group = units
@@ -134,7 +133,12 @@ fn a_unit_with_a_missing_input_names_it() {
         .unwrap();
     let id = group["id"].as_str().unwrap();
     let o = dtb(&["gen", "--unit", id, "--dir", d]);
-    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains(id) && err.contains(".dtb"), "{err}");

@@ -51,7 +51,6 @@ pub(crate) fn assemble(
     remove_group_files(&dir, pair)
 }
 
-
 /// The values of `pair` put together from its groups' output files.
 fn read_groups(
     options: &GenOptions,

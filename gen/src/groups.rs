@@ -23,6 +23,10 @@ pub(crate) struct Slice {
     /// Men placement, in the other stored side, of the same men with the
     /// other side to move.
     pub(crate) mirror_men: u64,
+    /// The White men of side 0's placement (dense mask).
+    pub(crate) white_men: u64,
+    /// Its Black men.
+    pub(crate) black_men: u64,
 }
 
 /// Rows walked by a man of that colour on dense square `d`.
@@ -53,14 +57,12 @@ pub(crate) fn placements_by_advancement(material: Material) -> Vec<u64> {
     ways[0][0][0] = 1;
     for row in 0..10u32 {
         let mut next = vec![vec![vec![0u64; max + 1]; nb + 1]; nw + 1];
-        for w in 0..=nw {
-            for b in 0..=nb {
-                for a in 0..=max {
-                    let here = ways[w][b][a];
-                    if here == 0 {
-                        continue;
+        for (w, by_black) in ways.iter().enumerate() {
+            for (b, by_walk) in by_black.iter().enumerate() {
+                for (a, &here) in by_walk.iter().enumerate() {
+                    if here != 0 {
+                        add_row(&mut next, row, (w, b, a), here, (nw, nb));
                     }
-                    add_row(&mut next, row, (w, b, a), here, (nw, nb));
                 }
             }
         }
@@ -107,7 +109,11 @@ pub(crate) fn group_advancements(material: Material) -> Vec<u32> {
 /// The men sets of `count` men of one colour, by the rows they have
 /// walked: `sets[s]` holds every set (dense mask) that has walked `s`.
 fn men_sets_by_walk(count: u32, white: bool) -> Vec<Vec<u64>> {
-    let squares: Vec<u32> = if white { (5..50).collect() } else { (0..45).collect() };
+    let squares: Vec<u32> = if white {
+        (5..50).collect()
+    } else {
+        (0..45).collect()
+    };
     let mut sets = vec![Vec::new(); (MAX_WALK * count + 1) as usize];
     let mut chosen = Vec::with_capacity(count as usize);
     collect_sets(&squares, count as usize, white, &mut chosen, &mut sets);
@@ -157,25 +163,35 @@ pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<S
         .filter(|(s, _)| (advancement as usize) >= *s)
         .flat_map(|(s, sets)| sets.iter().map(move |&wm| (s, wm)))
         .collect();
-    let mut slices: Vec<Slice> = white_sets
-        .par_iter()
-        .flat_map_iter(|&(s, wm)| {
-            let black_sets = black.get(advancement as usize - s).map_or(&[][..], Vec::as_slice);
-            black_sets.iter().filter_map(move |&bm| {
-                if bm & wm != 0 {
-                    return None;
+    let parts: Vec<Vec<Slice>> = white_sets
+        .par_chunks(64)
+        .map(|chunk| {
+            let mut out = Vec::new();
+            for &(s, wm) in chunk {
+                let black_sets = black
+                    .get(advancement as usize - s)
+                    .map_or(&[][..], Vec::as_slice);
+                for &bm in black_sets.iter().filter(|&&bm| bm & wm == 0) {
+                    let men = first.rank_masks(wm, 0, bm, 0) / kings;
+                    let mirror_men =
+                        other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
+                    // A symmetric material meets each pair of placements
+                    // twice.
+                    if !symmetric || mirror_men >= men {
+                        out.push(Slice {
+                            advancement,
+                            men,
+                            mirror_men,
+                            white_men: wm,
+                            black_men: bm,
+                        });
+                    }
                 }
-                let men = first.rank_masks(wm, 0, bm, 0) / kings;
-                let mirror_men = other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
-                // A symmetric material meets each pair of placements twice.
-                (!symmetric || mirror_men >= men).then_some(Slice {
-                    advancement,
-                    men,
-                    mirror_men,
-                })
-            })
+            }
+            out
         })
         .collect();
+    let mut slices = parts.concat();
     slices.par_sort_unstable_by_key(|s| s.men);
     slices
 }
@@ -184,21 +200,20 @@ pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<S
 mod tests {
     use super::*;
 
-/// The rows the men of a placement have walked: a White man on square `s`
-/// has walked `9 - row(s)`, a Black man `row(s)` (rows 0-9 from White's
-/// crowning row). A man move adds exactly one.
-fn advancement(white_men: u64, black_men: u64) -> u32 {
-    let walked = |mut men: u64, white: bool| {
-        let mut total = 0;
-        while men != 0 {
-            total += walked_rows(men.trailing_zeros(), white);
-            men &= men - 1;
-        }
-        total
-    };
-    walked(white_men, true) + walked(black_men, false)
-}
-
+    /// The rows the men of a placement have walked: a White man on square `s`
+    /// has walked `9 - row(s)`, a Black man `row(s)` (rows 0-9 from White's
+    /// crowning row). A man move adds exactly one.
+    fn advancement(white_men: u64, black_men: u64) -> u32 {
+        let walked = |mut men: u64, white: bool| {
+            let mut total = 0;
+            while men != 0 {
+                total += walked_rows(men.trailing_zeros(), white);
+                men &= men - 1;
+            }
+            total
+        };
+        walked(white_men, true) + walked(black_men, false)
+    }
 
     /// Every slice of a pair, by walking every men placement (the way the
     /// first slice solver listed them).
@@ -209,12 +224,13 @@ fn advancement(white_men: u64, black_men: u64) -> u32 {
         let mut slices: Vec<Slice> = (0..first.men_placements())
             .filter_map(|men| {
                 let [wm, _, bm, _] = first.unrank_masks(men * kings);
-                let mirror_men =
-                    other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
+                let mirror_men = other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
                 (indexes.len() == 2 || mirror_men >= men).then_some(Slice {
                     advancement: advancement(wm, bm),
                     men,
                     mirror_men,
+                    white_men: wm,
+                    black_men: bm,
                 })
             })
             .collect();
@@ -224,7 +240,9 @@ fn advancement(white_men: u64, black_men: u64) -> u32 {
 
     #[test]
     fn groups_found_directly_are_those_of_a_walk_over_every_placement() {
-        for name in ["KM-K", "M-M", "KM-MM", "MM-MM", "M-MMM", "KMM-KM", "MMM-M", "MM-M"] {
+        for name in [
+            "KM-K", "M-M", "KM-MM", "MM-MM", "M-MMM", "KMM-KM", "MMM-M", "MM-M",
+        ] {
             let m: Material = name.parse().unwrap();
             let mut indexes = vec![MaterialIndex::new(m)];
             if !m.is_symmetric() {
@@ -238,11 +256,16 @@ fn advancement(white_men: u64, black_men: u64) -> u32 {
             assert!(walked == direct, "{name}");
             // The counts per advancement agree with the placements.
             let counts = placements_by_advancement(m);
-            assert_eq!(counts.iter().sum::<u64>(), indexes[0].men_placements(), "{name}");
+            assert_eq!(
+                counts.iter().sum::<u64>(),
+                indexes[0].men_placements(),
+                "{name}"
+            );
             for (a, &n) in counts.iter().enumerate() {
                 let listed = (0..indexes[0].men_placements())
                     .filter(|&men| {
-                        let [wm, _, bm, _] = indexes[0].unrank_masks(men * indexes[0].king_placements());
+                        let [wm, _, bm, _] =
+                            indexes[0].unrank_masks(men * indexes[0].king_placements());
                         advancement(wm, bm) == a as u32
                     })
                     .count() as u64;

@@ -93,12 +93,18 @@ impl LevelQueue {
         };
         Some((level as u32, work))
     }
-
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl LevelQueue {
+        /// Number of levels dropped to scans so far.
+        fn scanned_levels(&self) -> usize {
+            self.scanned.iter().filter(|&&s| s).count()
+        }
+    }
 
     fn drain(q: &mut LevelQueue) -> Vec<(u32, Option<Vec<u64>>)> {
         let mut out = Vec::new();

@@ -130,7 +130,12 @@ pub(crate) fn reachable(material: Material) -> Vec<Material> {
 
 /// Whether `material`'s files under `dir` are all there and valid: its
 /// table, and its DTC file if `dtc`.
-pub(crate) fn files_are_valid(dir: &Path, material: Material, rule_set: RuleSet, dtc: bool) -> bool {
+pub(crate) fn files_are_valid(
+    dir: &Path,
+    material: Material,
+    rule_set: RuleSet,
+    dtc: bool,
+) -> bool {
     table_is_valid(&dir.join(material.file_name()), material, rule_set)
         && (!dtc || dtc_is_valid(dir, material, rule_set))
 }

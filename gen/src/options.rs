@@ -82,4 +82,3 @@ pub fn materials_to_build(options: &GenOptions) -> Vec<Material> {
     all.sort_by_key(|m| m.build_key());
     all
 }
-

@@ -9,8 +9,8 @@ use format::{
 use rayon::prelude::*;
 
 use crate::error::GenError;
-use crate::values::PackedSide;
 use crate::solver::{decode_state, Side, CAPTURE};
+use crate::values::PackedSide;
 
 /// Statistics of one side from its states (capture positions included).
 pub(crate) fn side_stats(side: &Side, kind: ValueKind) -> TableStats {

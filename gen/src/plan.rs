@@ -343,7 +343,8 @@ impl MemoryModel {
             PackedValues::bytes_for(pair_positions(pair), true, self.dtc)
                 + PackedValues::bytes_for(own.max(read), true, self.dtc)
         } else {
-            PackedValues::bytes_for(own, true, self.dtc) + PackedValues::bytes_for(read, false, false)
+            PackedValues::bytes_for(own, true, self.dtc)
+                + PackedValues::bytes_for(read, false, false)
         };
         Self::BASE
             + layers
@@ -363,7 +364,9 @@ impl MemoryModel {
             // of positions by level (8 bytes an entry, at most one per
             // position and within the queue budget); with DTC, the slice
             // solver's values again.
-            positions * 4 + (positions * 8).min(self.queue_bytes) + if self.dtc { values } else { 0 }
+            positions * 4
+                + (positions * 8).min(self.queue_bytes)
+                + if self.dtc { values } else { 0 }
         } else {
             values + self.slice_work(positions)
         };
@@ -397,7 +400,11 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             for u in &units {
                 for need in &u.needs {
-                    assert!(seen.contains(need), "{} needs {need}, not yet planned", u.id);
+                    assert!(
+                        seen.contains(need),
+                        "{} needs {need}, not yet planned",
+                        u.id
+                    );
                 }
                 assert!(seen.insert(u.id.clone()), "{} twice", u.id);
             }

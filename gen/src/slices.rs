@@ -195,9 +195,7 @@ impl SliceSolver<'_> {
     /// The stored ranges of `slice` (one when both sides to move are the
     /// same range, in a symmetric material with a symmetric placement).
     fn parts(&self, slice: &Slice) -> Result<Vec<Part>, GenError> {
-        let first = &self.indexes[0];
-        let kings = first.king_placements();
-        let [white_men, _, black_men, _] = first.unrank_masks(slice.men * kings);
+        let (white_men, black_men) = (slice.white_men, slice.black_men);
         let other = self.indexes.len() - 1;
         let (store, base) = self.written_at(0, slice.men)?;
         let a = Part {
@@ -605,8 +603,8 @@ impl SliceSolver<'_> {
                 let after = wm ^ (1 << step.from) ^ (1 << step.to);
                 self.crowning_value(after, wk | 1 << step.to, bm, bk)?
             } else {
-                let i = step.child_base
-                    + to_index.king_rank(step.child_men, flipped_bk, flipped_wk);
+                let i =
+                    step.child_base + to_index.king_rank(step.child_men, flipped_bk, flipped_wk);
                 let code = self.read.store(step.child_store).code(i);
                 Wdl::from_code(code).unwrap_or(Wdl::Draw)
             };
@@ -971,13 +969,15 @@ fn copy_group_out(pair: &Layer, group: &Layer) -> Result<(), GenError> {
         return Err(GenError::Internal("not a group layer".into()));
     };
     let kings = *king_placements;
-    keys.par_iter().enumerate().try_for_each(|(j, &(side, men))| {
-        let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
-            GenError::Internal(format!("men placement {men} is not in the pair"))
-        })?;
-        values.copy_run(j as u64 * kings, pair.store(store), base, kings);
-        Ok(())
-    })
+    keys.par_iter()
+        .enumerate()
+        .try_for_each(|(j, &(side, men))| {
+            let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
+                GenError::Internal(format!("men placement {men} is not in the pair"))
+            })?;
+            values.copy_run(j as u64 * kings, pair.store(store), base, kings);
+            Ok(())
+        })
 }
 
 /// Copies the values of a group layer into the pair's values.
@@ -991,16 +991,23 @@ pub(crate) fn copy_group_in(pair: &Layer, group: &Layer) -> Result<(), GenError>
         return Err(GenError::Internal("not a group layer".into()));
     };
     let kings = *king_placements;
-    keys.par_iter().enumerate().try_for_each(|(j, &(side, men))| {
-        let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
-            GenError::Internal(format!("a group holds men placement {men} of side {side}, not in its pair"))
-        })?;
-        if kings != pair.king_placements(store) {
-            return Err(GenError::Internal("a group's king placements differ from its pair's".into()));
-        }
-        pair.store(store).copy_run(base, values, j as u64 * kings, kings);
-        Ok(())
-    })
+    keys.par_iter()
+        .enumerate()
+        .try_for_each(|(j, &(side, men))| {
+            let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
+                GenError::Internal(format!(
+                    "a group holds men placement {men} of side {side}, not in its pair"
+                ))
+            })?;
+            if kings != pair.king_placements(store) {
+                return Err(GenError::Internal(
+                    "a group's king placements differ from its pair's".into(),
+                ));
+            }
+            pair.store(store)
+                .copy_run(base, values, j as u64 * kings, kings);
+            Ok(())
+        })
 }
 
 /// One group of slices (one advancement) of a material pair, ready to be

@@ -79,7 +79,10 @@ impl GroupHeader {
             return Err("not a slice-group file".into());
         }
         if u32_at(8) != VERSION {
-            return Err(format!("version {} (this build reads {VERSION})", u32_at(8)));
+            return Err(format!(
+                "version {} (this build reads {VERSION})",
+                u32_at(8)
+            ));
         }
         if u32_at(52) != crc32fast::hash(&b[..52]) {
             return Err("header checksum mismatch".into());
@@ -156,7 +159,10 @@ pub(crate) fn remove_partials_of(path: &Path) -> Result<(), GenError> {
     };
     let prefix = format!("{name}.partial.");
     for e in entries.flatten() {
-        if e.file_name().to_str().is_some_and(|n| n.starts_with(&prefix)) {
+        if e.file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(&prefix))
+        {
             std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;
         }
     }
@@ -170,7 +176,10 @@ pub(crate) fn remove_all_partials(dir: &Path) -> Result<(), GenError> {
         return Ok(());
     };
     for e in entries.flatten() {
-        if e.file_name().to_str().is_some_and(|n| n.contains(".dtg.partial.")) {
+        if e.file_name()
+            .to_str()
+            .is_some_and(|n| n.contains(".dtg.partial."))
+        {
             std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;
         }
     }
@@ -185,7 +194,9 @@ pub(crate) fn write_group(path: &Path, id: GroupId, layer: &Layer) -> Result<(),
         values,
     } = layer
     else {
-        return Err(GenError::Internal("only a group layer is written to a group file".into()));
+        return Err(GenError::Internal(
+            "only a group layer is written to a group file".into(),
+        ));
     };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| GenError::io(dir, e))?;
@@ -332,7 +343,9 @@ pub(crate) fn read_group(
     let (file, _) = format::open_regular(path).map_err(|e| e.to_string())?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut head = [0u8; HEADER_LEN];
-    reader.read_exact(&mut head).map_err(|e| format!("header: {e}"))?;
+    reader
+        .read_exact(&mut head)
+        .map_err(|e| format!("header: {e}"))?;
     let header = GroupHeader::parse(&head)?;
     if header.id != id {
         return Err(format!("holds {:?}, not {:?}", header.id, id));
@@ -448,8 +461,18 @@ mod tests {
         let layer = sample_layer(true);
         write_group(&path, id(), &layer).unwrap();
         let back = read_group(&path, expected(id()), true, Keep::All).unwrap();
-        let (Layer::Group { keys: ka, values: va, .. }, Layer::Group { keys: kb, values: vb, .. }) =
-            (&layer, &back)
+        let (
+            Layer::Group {
+                keys: ka,
+                values: va,
+                ..
+            },
+            Layer::Group {
+                keys: kb,
+                values: vb,
+                ..
+            },
+        ) = (&layer, &back)
         else {
             panic!("group layers expected");
         };
@@ -460,7 +483,10 @@ mod tests {
             assert_eq!(va.dtc(i), vb.dtc(i));
         }
         // No temporary file is left.
-        assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1
+        );
     }
 
     #[test]
@@ -468,7 +494,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.dtg");
         write_group(&path, id(), &sample_layer(false)).unwrap();
-        assert!(read_group(&path, expected(id()), true, Keep::All).is_err(), "no DTC in it");
+        assert!(
+            read_group(&path, expected(id()), true, Keep::All).is_err(),
+            "no DTC in it"
+        );
         let other = GroupId {
             advancement: 6,
             ..id()
@@ -479,7 +508,10 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         for cut in [10, HEADER_LEN, bytes.len() - 1] {
             std::fs::write(&path, &bytes[..cut]).unwrap();
-            assert!(read_group(&path, expected(id()), false, Keep::Codes).is_err(), "cut at {cut}");
+            assert!(
+                read_group(&path, expected(id()), false, Keep::Codes).is_err(),
+                "cut at {cut}"
+            );
         }
         let mut flipped = bytes.clone();
         let last = flipped.len() - 3;

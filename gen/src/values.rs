@@ -60,7 +60,11 @@ impl PackedValues {
     /// Bytes of memory these values take for `len` positions.
     pub(crate) fn bytes_for(len: u64, with_captures: bool, with_dtc: bool) -> u64 {
         len.div_ceil(32) * 8
-            + if with_captures { len.div_ceil(64) * 8 } else { 0 }
+            + if with_captures {
+                len.div_ceil(64) * 8
+            } else {
+                0
+            }
             + if with_dtc { len } else { 0 }
     }
 
@@ -166,7 +170,13 @@ impl PackedValues {
     /// have been written there yet. Capture marks and DTC bytes go along
     /// where both keep them.
     pub(crate) fn copy_run(&self, dst_start: u64, src: &PackedValues, src_start: u64, len: u64) {
-        copy_bits(&self.codes, 2 * dst_start, &src.codes, 2 * src_start, 2 * len);
+        copy_bits(
+            &self.codes,
+            2 * dst_start,
+            &src.codes,
+            2 * src_start,
+            2 * len,
+        );
         if self.has_captures() && src.has_captures() {
             copy_bits(&self.captures, dst_start, &src.captures, src_start, len);
         }
