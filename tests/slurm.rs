@@ -100,12 +100,13 @@ fn slurm_jobs_build_the_in_process_files() {
     args.extend(slurm);
     ok(dtb(&args));
 
-    // A unit that fails once: a folder where its output file goes.
+    // A unit that fails once: a folder where its output file goes (a
+    // group of KKMM-K, whose pair is named by K-KKMM).
     let plan = dtb(&["plan", "--ids", "KKMM-K"]);
     let ids = String::from_utf8_lossy(&plan.stdout).into_owned();
     let victim = ids
         .lines()
-        .find(|id| id.starts_with("KKMM-K.a"))
+        .find(|id| id.starts_with("K-KKMM.a"))
         .expect("a group of KKMM-K")
         .to_string();
     let blocker = cluster

@@ -9,9 +9,8 @@ use format::Material;
 use crate::error::GenError;
 use crate::groups::group_advancements;
 use crate::options::GenOptions;
-use crate::plan::pair_materials;
 use crate::progress::Progress;
-use crate::unit::{built, read_group_input, remove_group_files, rule_dir, UnitReport};
+use crate::unit::{read_group_input, remove_group_files, rule_dir, write_pair_files, UnitReport};
 use crate::unit_output::Keep;
 use crate::values::{Layer, PackedSide};
 
@@ -34,20 +33,9 @@ pub(crate) fn assemble(
     progress.message("writing");
     let seconds = start.elapsed().as_secs_f64();
     let dir = rule_dir(options);
-    let rule_set = options.rule_set;
-    for (side, material) in sides.iter().zip(pair_materials(pair)) {
-        if options.dtc && !crate::dtc_is_valid(&dir, material, rule_set) {
-            let (path, stats) = crate::output::write_dtc_side(side, &dir, rule_set)?;
-            report.dtc_built.push(built(material, path, stats, seconds));
-        }
-        let path = format::table_path(&dir, material);
-        if crate::table_is_valid(&path, material, rule_set) {
-            report.skipped.push(material);
-            continue;
-        }
-        let (path, stats) = crate::output::write_packed_side(side, &dir, rule_set)?;
-        report.built.push(built(material, path, stats, seconds));
-    }
+    let dtc_side = |k: usize| Ok(&sides[k]);
+    let write_table = |k: usize| crate::output::write_packed_side(&sides[k], &dir, options.rule_set);
+    write_pair_files(options, pair, seconds, report, dtc_side, write_table)?;
     remove_group_files(&dir, pair)
 }
 

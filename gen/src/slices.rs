@@ -960,28 +960,17 @@ pub(crate) fn solve_group(
 
 /// Copies the values of `group`'s placements from the pair's values.
 fn copy_group_out(pair: &Layer, group: &Layer) -> Result<(), GenError> {
-    let Layer::Group {
-        keys,
-        king_placements,
-        values,
-    } = group
-    else {
-        return Err(GenError::Internal("not a group layer".into()));
-    };
-    let kings = *king_placements;
-    keys.par_iter()
-        .enumerate()
-        .try_for_each(|(j, &(side, men))| {
-            let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
-                GenError::Internal(format!("men placement {men} is not in the pair"))
-            })?;
-            values.copy_run(j as u64 * kings, pair.store(store), base, kings);
-            Ok(())
-        })
+    copy_group(pair, group, false)
 }
 
 /// Copies the values of a group layer into the pair's values.
 pub(crate) fn copy_group_in(pair: &Layer, group: &Layer) -> Result<(), GenError> {
+    copy_group(pair, group, true)
+}
+
+/// Copies the values of `group`'s placements between it and the pair's
+/// values `pair`: into the pair if `into_pair`, else out of it.
+fn copy_group(pair: &Layer, group: &Layer, into_pair: bool) -> Result<(), GenError> {
     let Layer::Group {
         keys,
         king_placements,
@@ -991,23 +980,24 @@ pub(crate) fn copy_group_in(pair: &Layer, group: &Layer) -> Result<(), GenError>
         return Err(GenError::Internal("not a group layer".into()));
     };
     let kings = *king_placements;
-    keys.par_iter()
-        .enumerate()
-        .try_for_each(|(j, &(side, men))| {
-            let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
-                GenError::Internal(format!(
-                    "a group holds men placement {men} of side {side}, not in its pair"
-                ))
-            })?;
-            if kings != pair.king_placements(store) {
-                return Err(GenError::Internal(
-                    "a group's king placements differ from its pair's".into(),
-                ));
-            }
-            pair.store(store)
-                .copy_run(base, values, j as u64 * kings, kings);
-            Ok(())
-        })
+    keys.par_iter().enumerate().try_for_each(|(j, &(side, men))| {
+        let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
+            GenError::Internal(format!(
+                "a group holds men placement {men} of side {side}, not in its pair"
+            ))
+        })?;
+        if kings != pair.king_placements(store) {
+            return Err(GenError::Internal(
+                "a group's king placements differ from its pair's".into(),
+            ));
+        }
+        let at = j as u64 * kings;
+        match into_pair {
+            true => pair.store(store).copy_run(base, values, at, kings),
+            false => values.copy_run(at, pair.store(store), base, kings),
+        }
+        Ok(())
+    })
 }
 
 /// One group of slices (one advancement) of a material pair, ready to be

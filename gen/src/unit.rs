@@ -398,28 +398,43 @@ fn solve_pair(
     };
     progress.message("writing");
     let seconds = start.elapsed().as_secs_f64();
+    let dtc_side = |k: usize| match (&dtc, &solved) {
+        (Some(p), _) | (None, Solved::Slices(p)) => Ok(&p.sides[k]),
+        (None, Solved::Whole(_)) => Err(GenError::Internal("no DTC values were found".into())),
+    };
     let dir = rule_dir(options);
+    let write_table = |k: usize| match &solved {
+        Solved::Whole(s) => crate::output::write_side(&s.sides[k], &dir, rule_set, s.levels),
+        Solved::Slices(p) => crate::output::write_packed_side(&p.sides[k], &dir, rule_set),
+    };
+    write_pair_files(options, pair, seconds, report, dtc_side, write_table)
+}
+
+/// Writes the files of `pair` that are missing: its DTC files (side `k`'s
+/// values from `dtc_side(k)`) when asked for, and its tables (side `k`'s
+/// by `write_table(k)`); a valid table is never written again (another
+/// process may have made it meanwhile).
+pub(crate) fn write_pair_files<'a>(
+    options: &GenOptions,
+    pair: Material,
+    seconds: f64,
+    report: &mut UnitReport,
+    dtc_side: impl Fn(usize) -> Result<&'a crate::values::PackedSide, GenError>,
+    write_table: impl Fn(usize) -> Result<(PathBuf, format::TableStats), GenError>,
+) -> Result<(), GenError> {
+    let dir = rule_dir(options);
+    let rule_set = options.rule_set;
     for (k, material) in pair_materials(pair).into_iter().enumerate() {
         if options.dtc && !crate::dtc_is_valid(&dir, material, rule_set) {
-            let side = match (&dtc, &solved) {
-                (Some(p), _) | (None, Solved::Slices(p)) => &p.sides[k],
-                (None, Solved::Whole(_)) => {
-                    return Err(GenError::Internal("no DTC values were found".into()))
-                }
-            };
-            let (path, stats) = crate::output::write_dtc_side(side, &dir, rule_set)?;
+            let (path, stats) = crate::output::write_dtc_side(dtc_side(k)?, &dir, rule_set)?;
             report.dtc_built.push(built(material, path, stats, seconds));
         }
-        // Another process may have made it meanwhile; never rewrite.
         let path = format::table_path(&dir, material);
         if crate::table_is_valid(&path, material, rule_set) {
             report.skipped.push(material);
             continue;
         }
-        let (path, stats) = match &solved {
-            Solved::Whole(s) => crate::output::write_side(&s.sides[k], &dir, rule_set, s.levels)?,
-            Solved::Slices(p) => crate::output::write_packed_side(&p.sides[k], &dir, rule_set)?,
-        };
+        let (path, stats) = write_table(k)?;
         report.built.push(built(material, path, stats, seconds));
     }
     Ok(())
@@ -491,5 +506,8 @@ pub(crate) fn remove_group_files(dir: &Path, pair: Material) -> Result<(), GenEr
             std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;
         }
     }
+    // The folder goes when it is empty (a group being written elsewhere
+    // keeps it, or makes it again: see `unit_output::write_group`).
+    let _ = std::fs::remove_dir(&units);
     Ok(())
 }

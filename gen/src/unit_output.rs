@@ -203,7 +203,16 @@ pub(crate) fn write_group(path: &Path, id: GroupId, layer: &Layer) -> Result<(),
     }
     let partial = partial_path(path);
     let io = |e: std::io::Error| GenError::io(&partial, e);
-    let mut file = File::create(&partial).map_err(io)?;
+    let mut file = match File::create(&partial) {
+        // An assembly removed the folder, empty, in between: once more.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| GenError::io(dir, e))?;
+            }
+            File::create(&partial).map_err(io)?
+        }
+        other => other.map_err(io)?,
+    };
     file.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
     let checked = Checked {
         inner: BufWriter::with_capacity(1 << 20, file),
