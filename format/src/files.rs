@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::error::FormatError;
 use crate::header::{Header, HEADER_LEN};
 use crate::material::Material;
-use crate::value::RuleSet;
+use crate::value::{RuleSet, ValueKind};
 
 /// The extension of table files.
 pub const TABLE_EXTENSION: &str = "dtb";
@@ -187,6 +187,31 @@ pub fn check_table_file(path: &Path) -> Result<Header, FormatError> {
         return Err(FormatError::Checksum("table body"));
     }
     Ok(header)
+}
+
+/// Checks the file at `path` whole (see [`check_table_file`]) and that
+/// its header is that of `material`'s file of `kind` under `rule_set`:
+/// the one check that a file is what its name says.
+///
+/// # Errors
+/// Those of [`check_table_file`], and [`FormatError::Corrupt`] naming
+/// what the header says instead.
+pub fn check_file_of(
+    path: &Path,
+    material: Material,
+    rule_set: RuleSet,
+    kind: ValueKind,
+) -> Result<Header, FormatError> {
+    let h = check_table_file(path)?;
+    if h.material != material || h.rule_set != rule_set || h.value_kind != kind {
+        return Err(FormatError::Corrupt(format!(
+            "header says {} {} under {}",
+            h.material,
+            h.value_kind.name(),
+            h.rule_set
+        )));
+    }
+    Ok(h)
 }
 
 #[cfg(test)]

@@ -33,9 +33,9 @@ pub use draw_counter::{
 };
 pub use error::{FormatError, MaterialError};
 pub use files::{
-    check_table_file, dtc_file_name, dtc_path, list_tables, material_of_dtc_file_name,
-    material_of_file_name, open_regular, read_chunks, read_header, read_regular,
-    remove_partial_tables, table_dir, table_path, DTC_EXTENSION, TABLE_EXTENSION,
+    check_file_of, check_table_file, dtc_file_name, dtc_path, list_tables,
+    material_of_dtc_file_name, material_of_file_name, open_regular, read_chunks, read_header,
+    read_regular, remove_partial_tables, table_dir, table_path, DTC_EXTENSION, TABLE_EXTENSION,
 };
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
 pub use index::{binomial, table_position, KingMoveRanks, KingWalk, MaterialIndex, UnrankCursor};

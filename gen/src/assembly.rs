@@ -34,7 +34,8 @@ pub(crate) fn assemble(
     let seconds = start.elapsed().as_secs_f64();
     let dir = rule_dir(options);
     let dtc_side = |k: usize| Ok(&sides[k]);
-    let write_table = |k: usize| crate::output::write_packed_side(&sides[k], &dir, options.rule_set);
+    let write_table =
+        |k: usize| crate::output::write_packed_side(&sides[k], &dir, options.rule_set);
     write_pair_files(options, pair, seconds, report, dtc_side, write_table)?;
     remove_group_files(&dir, pair)
 }

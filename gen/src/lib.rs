@@ -77,7 +77,7 @@ pub struct GenReport {
 /// Whether `path` holds a complete, valid table of `material` under
 /// `rule_set` (header, index and the checksum of the whole file).
 pub fn table_is_valid(path: &Path, material: Material, rule_set: RuleSet) -> bool {
-    format::check_table_file(path).is_ok_and(|h| h.material == material && h.rule_set == rule_set)
+    format::check_file_of(path, material, rule_set, value_kind(material, rule_set)).is_ok()
 }
 
 /// A fresh reader for solving `material`'s pair, with the tables its moves
@@ -142,9 +142,8 @@ pub(crate) fn files_are_valid(
 
 /// Whether `material`'s DTC file in `dir` is complete and valid.
 pub fn dtc_is_valid(dir: &Path, material: Material, rule_set: RuleSet) -> bool {
-    format::check_table_file(&format::dtc_path(dir, material)).is_ok_and(|h| {
-        h.material == material && h.rule_set == rule_set && h.value_kind == ValueKind::Dtc
-    })
+    let path = format::dtc_path(dir, material);
+    format::check_file_of(&path, material, rule_set, ValueKind::Dtc).is_ok()
 }
 
 /// Builds the tables `options` asks for, unit by unit (see [`plan`]);

@@ -980,24 +980,26 @@ fn copy_group(pair: &Layer, group: &Layer, into_pair: bool) -> Result<(), GenErr
         return Err(GenError::Internal("not a group layer".into()));
     };
     let kings = *king_placements;
-    keys.par_iter().enumerate().try_for_each(|(j, &(side, men))| {
-        let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
-            GenError::Internal(format!(
-                "a group holds men placement {men} of side {side}, not in its pair"
-            ))
-        })?;
-        if kings != pair.king_placements(store) {
-            return Err(GenError::Internal(
-                "a group's king placements differ from its pair's".into(),
-            ));
-        }
-        let at = j as u64 * kings;
-        match into_pair {
-            true => pair.store(store).copy_run(base, values, at, kings),
-            false => values.copy_run(at, pair.store(store), base, kings),
-        }
-        Ok(())
-    })
+    keys.par_iter()
+        .enumerate()
+        .try_for_each(|(j, &(side, men))| {
+            let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
+                GenError::Internal(format!(
+                    "a group holds men placement {men} of side {side}, not in its pair"
+                ))
+            })?;
+            if kings != pair.king_placements(store) {
+                return Err(GenError::Internal(
+                    "a group's king placements differ from its pair's".into(),
+                ));
+            }
+            let at = j as u64 * kings;
+            match into_pair {
+                true => pair.store(store).copy_run(base, values, at, kings),
+                false => values.copy_run(at, pair.store(store), base, kings),
+            }
+            Ok(())
+        })
 }
 
 /// One group of slices (one advancement) of a material pair, ready to be

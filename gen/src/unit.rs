@@ -196,15 +196,8 @@ fn check_exit_tables(
     for exit in exits_of_pair(pair) {
         for m in pair_materials(exit) {
             let path = format::table_path(&dir, m);
-            let problem = match format::check_table_file(&path) {
-                Err(e) => Some(e.to_string()),
-                Ok(h) if h.material != m || h.rule_set != options.rule_set => Some(format!(
-                    "holds {} under {}, not {m} under {}",
-                    h.material, h.rule_set, options.rule_set
-                )),
-                Ok(_) => None,
-            };
-            if let Some(problem) = problem {
+            let kind = format::value_kind(m, options.rule_set);
+            if let Err(problem) = format::check_file_of(&path, m, options.rule_set, kind) {
                 return Err(GenError::MissingInput {
                     unit: unit.to_string(),
                     path: path.display().to_string(),

@@ -209,14 +209,8 @@ fn check_table(
 
 /// The file's header, block index and checksum.
 fn check_file(options: &VerifyOptions, material: Material, path: &Path) -> Result<(), GenError> {
-    let h = format::check_table_file(path)?;
-    if h.material != material || h.rule_set != options.rule_set {
-        return Err(format::FormatError::Corrupt(format!(
-            "header says {} under {}",
-            h.material, h.rule_set
-        ))
-        .into());
-    }
+    let kind = format::value_kind(material, options.rule_set);
+    format::check_file_of(path, material, options.rule_set, kind)?;
     Ok(())
 }
 
@@ -441,16 +435,7 @@ fn check_dtc_file(
     material: Material,
     path: &Path,
 ) -> Result<(), GenError> {
-    let h = format::check_table_file(path)?;
-    if h.material != material || h.rule_set != options.rule_set || h.value_kind != ValueKind::Dtc {
-        return Err(format::FormatError::Corrupt(format!(
-            "header says {} {} under {}",
-            h.material,
-            h.value_kind.name(),
-            h.rule_set
-        ))
-        .into());
-    }
+    format::check_file_of(path, material, options.rule_set, ValueKind::Dtc)?;
     Ok(())
 }
 
