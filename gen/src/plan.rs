@@ -321,12 +321,14 @@ impl MemoryModel {
 
     /// Working memory of slices with `nodes` nodes each: one slice per
     /// thread (a 2-byte cell and two 4-byte queues per node at most), or
-    /// one big slice for all (cells, a byte per node while seeding, and
-    /// the waves).
+    /// one big slice for all: a 2-byte cell and a byte while seeding per
+    /// node, and the waves (4 bytes an entry; measured at their largest,
+    /// 0.1 to 1 byte a node: `KKK-KKK.solve` peaked at 0.996 GiB,
+    /// `KK-KKKK.solve` at 1.98 GiB, run alone).
     fn slice_work(&self, nodes: u64) -> u64 {
         const BIG: u64 = 1 << 23;
         if nodes > BIG {
-            nodes * 7
+            nodes * 7 / 2
         } else {
             self.threads * nodes * 10
         }

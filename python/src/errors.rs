@@ -4,7 +4,7 @@
 //! |---|---|
 //! | a bad FEN, rule set, material name, `plies_left` or option | `ValueError` |
 //! | `ProbeError::InvalidPosition`, `TooManyPieces`, `BadPliesLeft` | `ValueError` |
-//! | `ProbeError::MissingTable` | `MissingTableError` |
+//! | `ProbeError::MissingTable`, `GenError::MissingInput` | `MissingTableError` |
 //! | `ProbeError::Corrupted`, `RuleSetMismatch`, `WrongMaterial` | `CorruptedTableError` |
 //! | I/O errors | `OSError` (with `errno` and `filename` where known) |
 //! | `GenError::TooLarge` | `MemoryError` |
@@ -114,6 +114,7 @@ pub fn gen_error(e: GenError) -> PyErr {
         GenError::Format(format::FormatError::Io { path, source }) => os_error(&path, &source),
         GenError::BadOptions(m) => PyValueError::new_err(m),
         GenError::TooLarge(_) => PyMemoryError::new_err(e.to_string()),
+        GenError::MissingInput { .. } => MissingTableError::new_err(e.to_string()),
         other => TablebaseError::new_err(other.to_string()),
     }
 }
