@@ -169,4 +169,6 @@ fn a_unit_with_a_missing_input_names_it() {
     assert_eq!(o.status.code(), Some(2));
     let o = dtb(&["gen", "--unit", "nonsense", "--dir", d]);
     assert_eq!(o.status.code(), Some(2));
+    let o = dtb(&["gen", "--unit", "KKKKKKKKKKK-K.solve", "--dir", d]);
+    assert_eq!(o.status.code(), Some(2));
 }

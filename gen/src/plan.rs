@@ -234,6 +234,9 @@ pub fn find_unit(options: &GenOptions, id: &str) -> Result<Unit, GenError> {
     } else {
         let (pair, _) = id.rsplit_once('.').ok_or_else(unknown)?;
         let pair: Material = pair.parse().map_err(|_| unknown())?;
+        if pair.pieces() > probe::MAX_TABLE_PIECES {
+            return Err(unknown());
+        }
         vec![pair]
     };
     let narrowed = GenOptions {
