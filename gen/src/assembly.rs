@@ -47,11 +47,11 @@ fn read_groups(
     pair: Material,
     progress: &Progress,
 ) -> Result<Vec<PackedSide>, GenError> {
-    let layer = Layer::Pair(crate::slices::pair_sides(pair, options.dtc)?);
+    let layer = Layer::Pair(crate::group_solve::pair_sides(pair, options.dtc)?);
     for advancement in group_advancements(pair) {
         progress.message(&format!("reading group {advancement}"));
         let group = read_group_input(options, unit, pair, advancement, Keep::All)?;
-        crate::slices::copy_group_in(&layer, &group)?;
+        crate::group_solve::copy_group_in(&layer, &group)?;
     }
     layer
         .into_sides()

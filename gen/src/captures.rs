@@ -20,8 +20,8 @@ use format::{child_view, Material, RuleSet, Wdl};
 use probe::{Preloaded, Tablebase};
 use rules::{Color, Move, Position};
 
-use crate::dense;
 use crate::error::GenError;
+use rules::dense;
 
 /// The tables a pair's captures and crownings lead to, by material.
 pub(crate) struct ChildTables<'a> {

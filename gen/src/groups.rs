@@ -9,7 +9,7 @@
 use format::{binomial, Material, MaterialIndex};
 use rayon::prelude::*;
 
-use crate::dense;
+use rules::dense;
 
 /// One slice: the men placement `men` of side 0 and, when the pair has two
 /// stored ranges for it, the flipped placement `mirror_men` of the other
@@ -32,9 +32,9 @@ pub(crate) struct Slice {
 /// Rows walked by a man of that colour on dense square `d`.
 fn walked_rows(d: u32, white: bool) -> u32 {
     if white {
-        9 - d / 5
+        9 - dense::row(d)
     } else {
-        d / 5
+        dense::row(d)
     }
 }
 

@@ -13,8 +13,9 @@
 
 mod assembly;
 mod captures;
-mod dense;
+mod counted_solver;
 mod error;
+mod group_solve;
 mod groups;
 mod level_queue;
 pub mod manifest;
@@ -22,8 +23,7 @@ mod options;
 mod output;
 pub mod plan;
 mod progress;
-mod slices;
-mod solver;
+mod slice_solver;
 mod unit;
 mod unit_output;
 mod values;
@@ -34,11 +34,11 @@ use std::time::Instant;
 
 pub use error::GenError;
 use format::{value_kind, Material, MaterialIndex, RuleSet, TableStats, ValueKind};
+pub use group_solve::SliceGroup;
 pub use options::{materials_to_build, GenOptions};
 pub use plan::{plan, Unit, UnitKind};
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::{peak_memory_bytes, Progress, SetProgress};
-pub use slices::SliceGroup;
 pub use unit::UnitReport;
 pub use verify::{materials_in, verify, Mismatch, TableCheck, TableProblem, VerifyOptions};
 

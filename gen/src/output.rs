@@ -8,8 +8,8 @@ use format::{
 
 use rayon::prelude::*;
 
+use crate::counted_solver::{decode_state, Side, EXIT_CAPTURE};
 use crate::error::GenError;
-use crate::solver::{decode_state, Side, CAPTURE};
 use crate::values::PackedSide;
 
 /// Statistics of one side from its states (capture positions included).
@@ -51,7 +51,7 @@ pub(crate) fn write_side(
     let path = dir.join(side.material.file_name());
     let mut writer = TableWriter::create(&path, TableSpec::new(side.material, rule_set, kind))?;
     for i in 0..side.len() {
-        if side.exit(i) == CAPTURE {
+        if side.exit(i) == EXIT_CAPTURE {
             writer.push(None)?;
             continue;
         }

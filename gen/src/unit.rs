@@ -16,14 +16,14 @@ use probe::Tablebase;
 
 use crate::assembly;
 use crate::error::GenError;
+use crate::group_solve::{self, GroupTarget, SolvedGroup};
 use crate::options::GenOptions;
 use crate::plan;
 use crate::plan::{exits_of_pair, group_file, pair_materials, tables_id, Unit, UnitKind};
 use crate::progress::Progress;
-use crate::slices::{self, GroupTarget, SolvedGroup};
 use crate::unit_output::{self, ExpectedGroup, GroupId, Keep};
 use crate::values::Layer;
-use crate::{files_are_valid, manifest, solver, BuiltTable};
+use crate::{counted_solver, files_are_valid, manifest, BuiltTable};
 
 /// What one process keeps from unit to unit.
 #[derive(Default)]
@@ -156,7 +156,7 @@ fn read_group(
     let path = rule_dir(options).join(group_file(pair, advancement));
     let expected = ExpectedGroup {
         id,
-        keys: || slices::placements_of_group(pair, advancement),
+        keys: || group_solve::placements_of_group(pair, advancement),
         king_placements: MaterialIndex::new(pair).king_placements(),
     };
     unit_output::read_group(&path, expected, options.dtc, keep)
@@ -305,7 +305,7 @@ fn solve_on_its_own(
     };
     let tb = session.reader(options, pair)?;
     let target = GroupTarget::Own { read: &read };
-    slices::solve_group(
+    group_solve::solve_group(
         tb,
         options.rule_set,
         pair,
@@ -334,16 +334,16 @@ fn solve_in_pair_values(
     let (layer, from_the_top) = match kept {
         Some(v) => (v.layer, v.from_the_top),
         None => {
-            let layer = Layer::Pair(slices::pair_sides(pair, options.dtc)?);
+            let layer = Layer::Pair(group_solve::pair_sides(pair, options.dtc)?);
             if let Some(r) = reads {
                 let group = read_group_input(options, &unit.id, pair, r, Keep::Codes)?;
-                slices::copy_group_in(&layer, &group)?;
+                group_solve::copy_group_in(&layer, &group)?;
             }
             (layer, reads.is_none())
         }
     };
     let tb = session.reader(options, pair)?;
-    let solved = slices::solve_group(
+    let solved = group_solve::solve_group(
         tb,
         options.rule_set,
         pair,
@@ -363,8 +363,8 @@ fn solve_in_pair_values(
 
 /// A solved pair, from either solver.
 enum Solved {
-    Whole(solver::Solved),
-    Slices(slices::PackedPair),
+    Whole(counted_solver::Solved),
+    Slices(group_solve::PackedPair),
 }
 
 /// Solves a whole pair (a counted ending, a material without men, or any
@@ -379,11 +379,23 @@ fn solve_pair(
     let start = Instant::now();
     let rule_set = options.rule_set;
     let tb = session.reader(options, pair)?;
-    let solved = if options.slices && slices::uses_slices(pair) {
-        Solved::Slices(slices::solve(tb, rule_set, pair, progress, options.dtc)?)
+    let solved = if options.slices && group_solve::uses_slices(pair) {
+        Solved::Slices(group_solve::solve(
+            tb,
+            rule_set,
+            pair,
+            progress,
+            options.dtc,
+        )?)
     } else {
         let queue_budget = usize::try_from(options.queue_bytes / 8).unwrap_or(usize::MAX);
-        Solved::Whole(solver::solve(tb, rule_set, pair, progress, queue_budget)?)
+        Solved::Whole(counted_solver::solve(
+            tb,
+            rule_set,
+            pair,
+            progress,
+            queue_budget,
+        )?)
     };
     let dtc = match (&solved, options.dtc) {
         (Solved::Whole(whole), true) => Some(with_dtc(whole, tb, rule_set, progress)?),
@@ -454,18 +466,18 @@ pub(crate) fn built(
 /// results (with a freshly entered count, in a counted ending) are taken as
 /// known, and the slices are walked once more for the distances.
 fn with_dtc(
-    solved: &solver::Solved,
+    solved: &counted_solver::Solved,
     tb: &Tablebase,
     rule_set: RuleSet,
     progress: &Progress,
-) -> Result<slices::PackedPair, GenError> {
+) -> Result<group_solve::PackedPair, GenError> {
     let material = solved.sides[0].material;
     let class = material.counted_ending();
-    let sides = slices::pair_sides(material, true)?;
+    let sides = group_solve::pair_sides(material, true)?;
     for (side, whole) in sides.iter().zip(&solved.sides) {
         // Capture positions too: a man step may lead to one.
         for i in 0..whole.len() {
-            let (wdl, plies) = solver::decode_state(whole.state(i));
+            let (wdl, plies) = counted_solver::decode_state(whole.state(i));
             let value = format::TableValue {
                 wdl,
                 distance: (wdl != format::Wdl::Draw).then_some(plies.min(255) as u8),
@@ -477,7 +489,7 @@ fn with_dtc(
             );
         }
     }
-    slices::solve_dtc_of_known(tb, rule_set, sides, progress)
+    group_solve::solve_dtc_of_known(tb, rule_set, sides, progress)
 }
 
 /// Removes the output files of `pair`'s groups (once its tables are

@@ -39,8 +39,8 @@ use probe::{table_dir, Tablebase, TablebaseOptions};
 use rayon::prelude::*;
 
 use crate::error::GenError;
+use crate::group_solve::{self, uses_slices, PackedPair};
 use crate::progress::Progress;
-use crate::slices::{self, uses_slices, PackedPair};
 
 /// What to verify.
 #[derive(Clone, Debug)]
@@ -295,7 +295,7 @@ fn check_by_solving(
             crate::open_for_pair(&options.dir, options.rule_set, material, 256 << 20, 2 << 30)?;
         let positions = MaterialIndex::new(material).count() * 2;
         let progress = Progress::new(&format!("verify {material}"), positions, options.quiet);
-        *solved = Some(slices::solve(
+        *solved = Some(group_solve::solve(
             &tb,
             options.rule_set,
             material,
@@ -466,7 +466,7 @@ fn check_dtc_by_solving(
 ) -> Result<(), GenError> {
     let rule_set = options.rule_set;
     let tb = crate::open_for_pair(&options.dir, rule_set, material, 256 << 20, 2 << 30)?;
-    let sides = slices::pair_sides(material, true)?;
+    let sides = group_solve::pair_sides(material, true)?;
     let class = material.counted_ending();
     for side in &sides {
         let values = read_table(&format::table_path(dir, side.material))?.decode_all()?;
@@ -492,7 +492,7 @@ fn check_dtc_by_solving(
     }
     let positions = sides.iter().map(|s| s.len()).sum();
     let progress = Progress::new(&format!("verify {material} DTC"), positions, options.quiet);
-    let pair = slices::solve_dtc_of_known(&tb, rule_set, sides, &progress)?;
+    let pair = group_solve::solve_dtc_of_known(&tb, rule_set, sides, &progress)?;
     progress.finish();
     let side = pair
         .sides

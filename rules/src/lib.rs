@@ -17,6 +17,7 @@
 
 mod board;
 mod counted;
+pub mod dense;
 mod error;
 mod fen;
 mod movegen;

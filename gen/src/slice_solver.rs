@@ -33,7 +33,7 @@
 //! (see [`SliceSolver::solve_big`]). Only materials outside the counted
 //! endings go this way: their tables keep a bare result, which does not
 //! depend on the order in which values settle. The counted endings (at most
-//! 4 pieces) keep distances and are solved whole by [`crate::solver`].
+//! 4 pieces) keep distances and are solved whole by [`crate::counted_solver`].
 //! `docs/SLICES.md` describes the unit of work and the memory it takes.
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
@@ -44,32 +44,22 @@ use rayon::prelude::*;
 use rules::{Color, CountedEnding, Move, Position};
 
 use crate::captures::ChildTables;
-use crate::dense;
 use crate::error::GenError;
-use crate::groups::{group_advancements, group_slices, Slice};
+use crate::groups::Slice;
 use crate::progress::Progress;
-use crate::values::{Layer, PackedSide, PackedValues, PlacementKey};
-
-/// Whether `material` (and its mirror) is solved slice by slice.
-pub(crate) fn uses_slices(material: Material) -> bool {
-    material.counted_ending().is_none()
-}
-
-/// The solved pair: one side per stored material (one if symmetric).
-pub(crate) struct PackedPair {
-    pub(crate) sides: Vec<PackedSide>,
-}
+use crate::values::{Layer, PackedValues};
+use rules::dense;
 
 /// Node states inside a slice.
-const UNKNOWN: u8 = 0;
-const LOST: u8 = 1;
-const DRAWN: u8 = 2;
-const WON: u8 = 3;
+const NODE_UNKNOWN: u8 = 0;
+const NODE_LOST: u8 = 1;
+const NODE_DRAWN: u8 = 2;
+const NODE_WON: u8 = 3;
 
 /// Node flags: some exit draws (the node cannot be lost).
-const ESCAPE: u8 = 1;
+const FLAG_ESCAPE: u8 = 1;
 /// Node flags: a capture position (its king moves are not legal).
-const CAPTURE: u8 = 2;
+const FLAG_CAPTURE: u8 = 2;
 
 /// A node's cell: its counter of king moves not yet known to lose (bits
 /// 0-7), its state (8-9) and flags (10-11), side by side so that a
@@ -313,7 +303,7 @@ impl SliceSolver<'_> {
         for (node, kings) in self.walk_nodes(&parts, 0..n) {
             let init = self.examine_node(&parts, node, kings, &mut scratch.moves)?;
             scratch.cells.push(cell_of(&init));
-            if matches!(init.state, WON | LOST) {
+            if matches!(init.state, NODE_WON | NODE_LOST) {
                 self.store_dtc(&parts, node, u32::from(init.level));
                 match init.level {
                     0 => scratch.queue.push(node as u32),
@@ -326,18 +316,18 @@ impl SliceSolver<'_> {
         let mut level = 0;
         loop {
             for &c in &scratch.queue {
-                let lost = state_in(cells[c as usize]) == LOST;
+                let lost = state_in(cells[c as usize]) == NODE_LOST;
                 let count = self.predecessors(&parts, c as usize, &mut preds);
                 for &p in &preds[..count] {
                     let p = p as usize;
                     let cell = cells[p];
-                    if state_in(cell) != UNKNOWN || flags_in(cell) & CAPTURE != 0 {
+                    if state_in(cell) != NODE_UNKNOWN || flags_in(cell) & FLAG_CAPTURE != 0 {
                         continue;
                     }
                     if lost {
-                        cells[p] = with_state(cell, WON);
-                    } else if cell as u8 == 1 && flags_in(cell) & ESCAPE == 0 {
-                        cells[p] = with_state(cell - 1, LOST);
+                        cells[p] = with_state(cell, NODE_WON);
+                    } else if cell as u8 == 1 && flags_in(cell) & FLAG_ESCAPE == 0 {
+                        cells[p] = with_state(cell - 1, NODE_LOST);
                     } else {
                         cells[p] = cell - 1;
                         continue;
@@ -378,7 +368,7 @@ impl SliceSolver<'_> {
                     let cell = &chunk[node - first];
                     let init = self.examine_node(&parts, node, kings, moves)?;
                     cell.store(cell_of(&init), Ordering::Relaxed);
-                    if matches!(init.state, WON | LOST) {
+                    if matches!(init.state, NODE_WON | NODE_LOST) {
                         self.store_dtc(&parts, node, u32::from(init.level));
                         level_one[node].store(init.level, Ordering::Relaxed);
                     }
@@ -392,7 +382,7 @@ impl SliceSolver<'_> {
                 .filter(|&i| {
                     matches!(
                         state_in(cells[i as usize].load(Ordering::Relaxed)),
-                        WON | LOST
+                        NODE_WON | NODE_LOST
                     ) && level_one[i as usize].load(Ordering::Relaxed) == level
                 })
                 .collect()
@@ -411,7 +401,7 @@ impl SliceSolver<'_> {
                     let mut next = Vec::new();
                     let mut preds = [0u32; MAX_PREDECESSORS];
                     for &c in chunk {
-                        let lost = state_in(cells[c as usize].load(Ordering::Relaxed)) == LOST;
+                        let lost = state_in(cells[c as usize].load(Ordering::Relaxed)) == NODE_LOST;
                         let count = self.predecessors(&parts, c as usize, &mut preds);
                         for &p in &preds[..count] {
                             if settle_predecessor(&cells[p as usize], lost) {
@@ -531,7 +521,7 @@ impl SliceSolver<'_> {
         let k = node as u64 % king_placements;
         let to = &parts[other_part(parts, x)];
         let init = self.examine(&parts[x], to, wk, bk, moves)?;
-        if !self.labels || init.flags & CAPTURE != 0 {
+        if !self.labels || init.flags & FLAG_CAPTURE != 0 {
             return Ok(init);
         }
         let part = &parts[x];
@@ -539,17 +529,17 @@ impl SliceSolver<'_> {
         let i = part.base + k;
         match (Wdl::from_code(store.code(i)), init.state) {
             (Some(Wdl::Draw), _) => Ok(NodeInit {
-                state: DRAWN,
+                state: NODE_DRAWN,
                 ..init
             }),
-            (Some(Wdl::Win), WON) => Ok(init),
+            (Some(Wdl::Win), NODE_WON) => Ok(init),
             // Never lost: it waits for a lost successor.
-            (Some(Wdl::Win), UNKNOWN) => Ok(NodeInit {
-                flags: init.flags | ESCAPE,
+            (Some(Wdl::Win), NODE_UNKNOWN) => Ok(NodeInit {
+                flags: init.flags | FLAG_ESCAPE,
                 ..init
             }),
-            (Some(Wdl::Loss), LOST) => Ok(init),
-            (Some(Wdl::Loss), UNKNOWN) if init.flags & ESCAPE == 0 => Ok(init),
+            (Some(Wdl::Loss), NODE_LOST) => Ok(init),
+            (Some(Wdl::Loss), NODE_UNKNOWN) if init.flags & FLAG_ESCAPE == 0 => Ok(init),
             _ => Err(GenError::Internal(format!(
                 "{}: position {i} has WLD code {}, which its moves cannot give",
                 self.material,
@@ -584,7 +574,7 @@ impl SliceSolver<'_> {
             return Ok(NodeInit {
                 state: state_of(wdl),
                 counter: 0,
-                flags: CAPTURE,
+                flags: FLAG_CAPTURE,
                 level: 1,
             });
         }
@@ -615,23 +605,23 @@ impl SliceSolver<'_> {
             }
         }
         let state = if wins {
-            WON
+            NODE_WON
         } else if inside == 0 {
             // No king move: drawn if an exit draws, else lost (every
             // move, if there is any, leads to a win for the opponent).
             if escape {
-                DRAWN
+                NODE_DRAWN
             } else {
-                LOST
+                NODE_LOST
             }
         } else {
-            UNKNOWN
+            NODE_UNKNOWN
         };
         Ok(NodeInit {
             state,
             counter: u8::try_from(inside)
                 .map_err(|_| GenError::Internal("more than 255 king moves".into()))?,
-            flags: if escape { ESCAPE } else { 0 },
+            flags: if escape { FLAG_ESCAPE } else { 0 },
             // No move at all ends the game: DTC 0.
             level: u8::from(inside + exits > 0),
         })
@@ -692,18 +682,18 @@ impl SliceSolver<'_> {
 fn settle_predecessor(cell: &AtomicU16, lost: bool) -> bool {
     let mut v = cell.load(Ordering::Relaxed);
     loop {
-        if state_in(v) != UNKNOWN || flags_in(v) & CAPTURE != 0 {
+        if state_in(v) != NODE_UNKNOWN || flags_in(v) & FLAG_CAPTURE != 0 {
             return false;
         }
         let new = if lost {
-            with_state(v, WON)
-        } else if v as u8 == 1 && flags_in(v) & ESCAPE == 0 {
-            with_state(v - 1, LOST)
+            with_state(v, NODE_WON)
+        } else if v as u8 == 1 && flags_in(v) & FLAG_ESCAPE == 0 {
+            with_state(v - 1, NODE_LOST)
         } else {
             v - 1
         };
         match cell.compare_exchange_weak(v, new, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return state_in(new) != UNKNOWN,
+            Ok(_) => return state_in(new) != NODE_UNKNOWN,
             Err(now) => v = now,
         }
     }
@@ -713,11 +703,11 @@ fn settle_predecessor(cell: &AtomicU16, lost: bool) -> bool {
 #[inline]
 fn node_value(cell: Cell) -> (u8, bool) {
     let code = match state_in(cell) {
-        WON => Wdl::Win,
-        LOST => Wdl::Loss,
+        NODE_WON => Wdl::Win,
+        NODE_LOST => Wdl::Loss,
         _ => Wdl::Draw,
     };
-    (code.code(), flags_in(cell) & CAPTURE != 0)
+    (code.code(), flags_in(cell) & FLAG_CAPTURE != 0)
 }
 
 /// What step 1 finds for a node.
@@ -740,379 +730,8 @@ fn other_part(parts: &[Part], x: usize) -> usize {
 
 fn state_of(wdl: Wdl) -> u8 {
     match wdl {
-        Wdl::Win => WON,
-        Wdl::Draw => DRAWN,
-        Wdl::Loss => LOST,
-    }
-}
-
-/// Empty finished values for `material` and its mirror (one side if
-/// symmetric), with room for DTC values if `with_dtc`.
-pub(crate) fn pair_sides(material: Material, with_dtc: bool) -> Result<Vec<PackedSide>, GenError> {
-    let mut materials = vec![material];
-    if !material.is_symmetric() {
-        materials.push(material.mirrored());
-    }
-    materials
-        .into_iter()
-        .map(|m| PackedSide::new(m, with_dtc))
-        .collect()
-}
-
-/// Solves `material` and its mirror slice by slice under `rule_set`,
-/// reading smaller tables through `tb`; with DTC values if `with_dtc`.
-pub(crate) fn solve(
-    tb: &Tablebase,
-    rule_set: RuleSet,
-    material: Material,
-    progress: &Progress,
-    with_dtc: bool,
-) -> Result<PackedPair, GenError> {
-    let sides = pair_sides(material, with_dtc)?;
-    solve_with(tb, rule_set, sides, false, progress, None)
-}
-
-/// Finds the DTC values of a pair whose results are known: `sides` hold
-/// them (WLD codes) and room for DTC values. Used for the counted endings;
-/// any result its moves do not give is an error.
-pub(crate) fn solve_dtc_of_known(
-    tb: &Tablebase,
-    rule_set: RuleSet,
-    sides: Vec<PackedSide>,
-    progress: &Progress,
-) -> Result<PackedPair, GenError> {
-    solve_with(tb, rule_set, sides, true, progress, None)
-}
-
-/// Solves the pair of `sides` (see [`SliceSolver::labels`] for `labels`),
-/// group by group in memory, with the slices spread as [`run_group`]
-/// decides for `big`.
-fn solve_with(
-    tb: &Tablebase,
-    rule_set: RuleSet,
-    sides: Vec<PackedSide>,
-    labels: bool,
-    progress: &Progress,
-    big: Option<bool>,
-) -> Result<PackedPair, GenError> {
-    let material = sides[0].material;
-    let indexes: Vec<MaterialIndex> = sides.iter().map(|s| s.index.clone()).collect();
-    let layer = Layer::Pair(sides);
-    let solver = SliceSolver {
-        tb,
-        rule_set,
-        material,
-        indexes: &indexes,
-        write: &layer,
-        read: &layer,
-        class: material.counted_ending(),
-        labels,
-        children: ChildTables::new(tb, rule_set, material),
-    };
-    for advancement in group_advancements(material) {
-        let group = group_slices(&indexes, advancement);
-        run_group(&solver, &group, big, progress)?;
-    }
-    drop(solver);
-    let sides = layer
-        .into_sides()
-        .ok_or_else(|| GenError::Internal("a pair solve wrote a group layer".into()))?;
-    Ok(PackedPair { sides })
-}
-
-/// Solves the slices of one group with `solver`: every slice by all
-/// threads together (`big`: `Some(true)`), each by one thread
-/// (`Some(false)`), or as its size says (`None`).
-fn run_group(
-    solver: &SliceSolver,
-    group: &[Slice],
-    big: Option<bool>,
-    progress: &Progress,
-) -> Result<(), GenError> {
-    // Slices this big are solved one at a time by every thread; so are
-    // those of groups too small to keep every thread busy (a one-man
-    // material has 5 slices a group), unless tiny.
-    const BIG: u64 = 1 << 23;
-    const SMALL: u64 = 1 << 16;
-    let nodes = 2 * solver.indexes[0].king_placements();
-    let threads = rayon::current_num_threads();
-    let few = group.len() < 4 * threads && nodes > SMALL;
-    if big.unwrap_or(nodes > BIG || few) {
-        for slice in group {
-            solver.solve_big(slice, progress)?;
-        }
-        return Ok(());
-    }
-    group
-        .par_iter()
-        .try_for_each_init(SliceScratch::default, |scratch, slice| {
-            let n = solver.solve(slice, scratch)?;
-            progress.advance(n);
-            Ok::<(), GenError>(())
-        })
-}
-
-/// The indexes of `material`'s pair: its own, then its mirror's unless
-/// it is symmetric.
-pub(crate) fn pair_indexes(material: Material) -> Vec<MaterialIndex> {
-    let mut indexes = vec![MaterialIndex::new(material)];
-    if !material.is_symmetric() {
-        indexes.push(MaterialIndex::new(material.mirrored()));
-    }
-    indexes
-}
-
-/// The men placements `slices` stores, sorted: a group layer's keys.
-pub(crate) fn group_keys(indexes: &[MaterialIndex], slices: &[Slice]) -> Vec<PlacementKey> {
-    if indexes.len() == 2 {
-        // Side 0 in the slices' order (by men); side 1 sorted.
-        let mut mirrors: Vec<u64> = slices.iter().map(|s| s.mirror_men).collect();
-        mirrors.par_sort_unstable();
-        let own = slices.iter().map(|s| (0, s.men));
-        return own.chain(mirrors.into_iter().map(|m| (1, m))).collect();
-    }
-    let mut men: Vec<u64> = Vec::with_capacity(2 * slices.len());
-    for s in slices {
-        men.push(s.men);
-        if s.mirror_men != s.men {
-            men.push(s.mirror_men);
-        }
-    }
-    men.par_sort_unstable();
-    men.into_iter().map(|m| (0, m)).collect()
-}
-
-/// The keys of the group of advancement `advancement` of `material`'s
-/// pair (as [`group_keys`] gives them for its slices).
-pub(crate) fn placements_of_group(material: Material, advancement: u32) -> Vec<PlacementKey> {
-    let indexes = pair_indexes(material);
-    group_keys(&indexes, &group_slices(&indexes, advancement))
-}
-
-/// One slice group of a pair, solved: its layer (values of its men
-/// placements), written by [`solve_group`].
-pub(crate) struct SolvedGroup {
-    /// Rows its men have walked.
-    pub(crate) advancement: u32,
-    /// Its values.
-    pub(crate) layer: Layer,
-}
-
-/// Where a group is solved: into a layer of its own, reading the group
-/// one advancement further from `read` (an empty layer when there is
-/// none); or into the whole pair's values `pair`, by index, where the
-/// group one advancement further must be already.
-#[derive(Clone, Copy)]
-pub(crate) enum GroupTarget<'a> {
-    /// A group layer of its own.
-    Own {
-        /// The group of `advancement + 1`.
-        read: &'a Layer,
-    },
-    /// The pair's values (a [`Layer::Pair`]).
-    Pair(&'a Layer),
-}
-
-/// Solves the group of advancement `advancement` of `material`'s pair
-/// into `target`; returns its values as a group layer (copied out of the
-/// pair's values when solved there).
-pub(crate) fn solve_group(
-    tb: &Tablebase,
-    rule_set: RuleSet,
-    material: Material,
-    advancement: u32,
-    target: GroupTarget,
-    with_dtc: bool,
-    progress: &Progress,
-) -> Result<SolvedGroup, GenError> {
-    let indexes = pair_indexes(material);
-    let slices = group_slices(&indexes, advancement);
-    let keys = group_keys(&indexes, &slices);
-    let king_placements = indexes[0].king_placements();
-    let values = PackedValues::new(keys.len() as u64 * king_placements, with_dtc)?;
-    let layer = Layer::Group {
-        keys,
-        king_placements,
-        values,
-    };
-    let (write, read) = match target {
-        GroupTarget::Own { read } => (&layer, read),
-        GroupTarget::Pair(pair) => (pair, pair),
-    };
-    let solver = SliceSolver {
-        tb,
-        rule_set,
-        material,
-        indexes: &indexes,
-        write,
-        read,
-        class: material.counted_ending(),
-        labels: false,
-        children: ChildTables::new(tb, rule_set, material),
-    };
-    run_group(&solver, &slices, None, progress)?;
-    drop(solver);
-    if let GroupTarget::Pair(pair) = target {
-        copy_group_out(pair, &layer)?;
-    }
-    Ok(SolvedGroup { advancement, layer })
-}
-
-/// Copies the values of `group`'s placements from the pair's values.
-fn copy_group_out(pair: &Layer, group: &Layer) -> Result<(), GenError> {
-    copy_group(pair, group, false)
-}
-
-/// Copies the values of a group layer into the pair's values.
-pub(crate) fn copy_group_in(pair: &Layer, group: &Layer) -> Result<(), GenError> {
-    copy_group(pair, group, true)
-}
-
-/// Copies the values of `group`'s placements between it and the pair's
-/// values `pair`: into the pair if `into_pair`, else out of it.
-fn copy_group(pair: &Layer, group: &Layer, into_pair: bool) -> Result<(), GenError> {
-    let Layer::Group {
-        keys,
-        king_placements,
-        values,
-    } = group
-    else {
-        return Err(GenError::Internal("not a group layer".into()));
-    };
-    let kings = *king_placements;
-    keys.par_iter()
-        .enumerate()
-        .try_for_each(|(j, &(side, men))| {
-            let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
-                GenError::Internal(format!(
-                    "a group holds men placement {men} of side {side}, not in its pair"
-                ))
-            })?;
-            if kings != pair.king_placements(store) {
-                return Err(GenError::Internal(
-                    "a group's king placements differ from its pair's".into(),
-                ));
-            }
-            let at = j as u64 * kings;
-            match into_pair {
-                true => pair.store(store).copy_run(base, values, at, kings),
-                false => values.copy_run(at, pair.store(store), base, kings),
-            }
-            Ok(())
-        })
-}
-
-/// One group of slices (one advancement) of a material pair, ready to be
-/// solved again and again: a unit of work, for benchmarks.
-pub struct SliceGroup {
-    tb: Tablebase,
-    rule_set: RuleSet,
-    material: Material,
-    advancement: u32,
-    read: Layer,
-}
-
-impl SliceGroup {
-    /// Group `which` (0: the most advanced) of `material`'s pair, with the
-    /// groups before it solved; the tables its moves lead to must be in
-    /// `dir`. `None` when the pair has fewer groups, or is not solved by
-    /// slices (the counted endings).
-    pub fn prepare(
-        dir: &std::path::Path,
-        rule_set: RuleSet,
-        material: Material,
-        which: usize,
-    ) -> Result<Option<SliceGroup>, GenError> {
-        if !uses_slices(material) {
-            return Ok(None);
-        }
-        let advancements = group_advancements(material);
-        let Some(&advancement) = advancements.get(which) else {
-            return Ok(None);
-        };
-        let tb = crate::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
-        let mut read = Layer::empty_group();
-        for &earlier in &advancements[..which] {
-            let hidden = Progress::hidden();
-            let target = GroupTarget::Own { read: &read };
-            read = solve_group(&tb, rule_set, material, earlier, target, false, &hidden)?.layer;
-        }
-        Ok(Some(SliceGroup {
-            tb,
-            rule_set,
-            material,
-            advancement,
-            read,
-        }))
-    }
-
-    /// The positions of the group (both sides to move).
-    pub fn positions(&self) -> u64 {
-        crate::plan::group_positions(self.material, self.advancement)
-    }
-
-    /// Solves the group; returns the positions solved.
-    pub fn solve(&self) -> Result<u64, GenError> {
-        let hidden = Progress::hidden();
-        let solved = solve_group(
-            &self.tb,
-            self.rule_set,
-            self.material,
-            self.advancement,
-            GroupTarget::Own { read: &self.read },
-            false,
-            &hidden,
-        )?;
-        match solved.layer {
-            Layer::Group { values, .. } => Ok(values.len()),
-            Layer::Pair(_) => Err(GenError::Internal("a group solve wrote a pair".into())),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{generate, GenOptions};
-
-    #[test]
-    fn big_slices_solve_to_the_same_values_as_small_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        generate(&GenOptions::new(dir.path(), RuleSet::Fmjd, 4)).unwrap();
-        let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
-        for name in ["KK-KK", "KK-KM", "KM-MM", "MM-MM", "KKM-M"] {
-            let m: Material = name.parse().unwrap();
-            let progress = Progress::hidden();
-            let solve = |big| {
-                let sides = pair_sides(m, true).unwrap();
-                solve_with(&tb, RuleSet::Fmjd, sides, false, &progress, Some(big)).unwrap()
-            };
-            let (small, big) = (solve(false), solve(true));
-            for (a, b) in small.sides.iter().zip(&big.sides) {
-                let words = a.len().div_ceil(32) as usize;
-                assert!(
-                    (0..words).all(|w| a.code_word(w) == b.code_word(w)),
-                    "{name}"
-                );
-                let marks = a.len().div_ceil(64) as usize;
-                assert!(
-                    (0..marks).all(|w| a.capture_word(w) == b.capture_word(w)),
-                    "{name}"
-                );
-                let decided = |i: u64| !a.is_capture(i) && a.code(i) != Wdl::Draw.code();
-                assert!(
-                    (0..a.len()).all(|i| !decided(i) || a.dtc(i) == b.dtc(i)),
-                    "{name}: DTC"
-                );
-            }
-            // And the table built before says the same.
-            let side = &small.sides[0];
-            for i in (0..side.len()).step_by(97) {
-                if !side.is_capture(i) {
-                    let stored = tb.probe(&side.index.unrank(i)).unwrap().wdl;
-                    assert_eq!(stored.code(), side.code(i), "{name} {i}");
-                }
-            }
-        }
+        Wdl::Win => NODE_WON,
+        Wdl::Draw => NODE_DRAWN,
+        Wdl::Loss => NODE_LOST,
     }
 }

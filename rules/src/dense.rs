@@ -1,10 +1,13 @@
-//! Board geometry on the index's dense layout (bit `i` is square `i + 1`),
-//! for the slice solver, which works on the masks the index gives without
-//! building positions: the squares along each diagonal from each square.
+//! Board geometry on the dense layout the index uses (bit `i` is square
+//! `i + 1`), for code that works on masks without building positions (the
+//! generator's slice solver). Built from the same neighbour table as the
+//! move generator's ghost layout, so the two cannot disagree.
+
+use crate::board::{NEIGHBOUR, NONE};
 
 /// The squares along one diagonal from a square, nearest first.
-#[derive(Clone, Copy)]
-pub(crate) struct Ray {
+#[derive(Clone, Copy, Debug)]
+pub struct Ray {
     len: u8,
     squares: [u8; 9],
 }
@@ -12,31 +15,28 @@ pub(crate) struct Ray {
 impl Ray {
     /// The squares (dense bit numbers), nearest first.
     #[inline]
-    pub(crate) fn squares(&self) -> &[u8] {
+    pub fn squares(&self) -> &[u8] {
         &self.squares[..self.len as usize]
     }
 }
 
-/// Row (0 = squares 1-5, White's crowning row) and column (0-9) of dense
-/// square `i`: even rows use the odd columns.
-const fn coordinates(i: usize) -> (i32, i32) {
-    let row = i / 5;
-    let col = if row.is_multiple_of(2) {
-        2 * (i % 5) + 1
-    } else {
-        2 * (i % 5)
-    };
-    (row as i32, col as i32)
+/// The ghost-layout bit of dense square `i`.
+const fn ghost_of(i: usize) -> usize {
+    i + i / 10
 }
 
-/// Up-left, up-right (White's forward directions), down-left, down-right.
-const STEPS: [(i32, i32); 4] = [(-1, -1), (-1, 1), (1, -1), (1, 1)];
+/// The dense square of ghost-layout bit `b` (a real square).
+const fn dense_of(b: usize) -> usize {
+    b - b / 11
+}
 
-/// White men step in these directions.
-pub(crate) const WHITE_FORWARD: [usize; 2] = [0, 1];
+/// White men step in these directions (up-left, up-right: the order of
+/// [`crate::Direction::ALL`]).
+pub const WHITE_FORWARD: [usize; 2] = [0, 1];
 
-/// `RAYS[i][d]`: the squares from dense square `i` in direction `d`.
-pub(crate) static RAYS: [[Ray; 4]; 50] = {
+/// `RAYS[i][d]`: the squares from dense square `i` in direction `d` (the
+/// order of [`crate::Direction::ALL`]).
+pub static RAYS: [[Ray; 4]; 50] = {
     let empty = Ray {
         len: 0,
         squares: [0; 9],
@@ -46,16 +46,12 @@ pub(crate) static RAYS: [[Ray; 4]; 50] = {
     while i < 50 {
         let mut d = 0;
         while d < 4 {
-            let (mut row, mut col) = coordinates(i);
+            let mut at = NEIGHBOUR[d][ghost_of(i)];
             let mut n = 0;
-            loop {
-                row += STEPS[d].0;
-                col += STEPS[d].1;
-                if row < 0 || row > 9 || col < 0 || col > 9 {
-                    break;
-                }
-                table[i][d].squares[n] = (row * 5 + col / 2) as u8;
+            while at != NONE {
+                table[i][d].squares[n] = dense_of(at as usize) as u8;
                 n += 1;
+                at = NEIGHBOUR[d][at as usize];
             }
             table[i][d].len = n as u8;
             d += 1;
@@ -65,16 +61,23 @@ pub(crate) static RAYS: [[Ray; 4]; 50] = {
     table
 };
 
+/// The row of dense square `i`: 0 is squares 1-5 (White's crowning row),
+/// 9 is squares 46-50.
+#[inline]
+pub const fn row(i: u32) -> u32 {
+    i / 5
+}
+
 /// A dense mask seen from the other side of the board (square `s` becomes
 /// `51 - s`).
 #[inline]
-pub(crate) fn flip(mask: u64) -> u64 {
+pub fn flip(mask: u64) -> u64 {
     mask.reverse_bits() >> 14
 }
 
 /// The number of sliding moves of the kings `kings` among `occupied`.
 #[inline]
-pub(crate) fn king_move_count(kings: u64, occupied: u64) -> u32 {
+pub fn king_move_count(kings: u64, occupied: u64) -> u32 {
     let mut count = 0;
     let mut ks = kings;
     while ks != 0 {
@@ -95,7 +98,7 @@ pub(crate) fn king_move_count(kings: u64, occupied: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rules::{Color, Position};
+    use crate::{Color, Position, Square, SquareSet};
 
     fn dense(pos: &Position, color: Color, kings: bool) -> u64 {
         let set = if kings {
@@ -143,6 +146,21 @@ mod tests {
         // Square 33 (dense 32) steps to 28 and 29.
         assert_eq!(RAYS[32][WHITE_FORWARD[0]].squares()[0], 27);
         assert_eq!(RAYS[32][WHITE_FORWARD[1]].squares()[0], 28);
-        assert_eq!(flip(1), 1 << 49);
+        // Square 6 (row 1) steps only to 1; square 5 (row 0) not at all.
+        assert_eq!(RAYS[5][WHITE_FORWARD[0]].squares(), &[] as &[u8]);
+        assert_eq!(RAYS[5][WHITE_FORWARD[1]].squares()[0], 0);
+        assert!(RAYS[4][WHITE_FORWARD[0]].squares().is_empty());
+    }
+
+    #[test]
+    fn flip_and_row_agree_with_the_squares() {
+        for number in 1..=50u8 {
+            let sq = Square::new(number).expect("a square");
+            let mask = SquareSet::single(sq).to_dense();
+            let flipped = SquareSet::single(sq.flipped()).to_dense();
+            assert_eq!(flip(mask), flipped, "square {number}");
+            let i = mask.trailing_zeros();
+            assert_eq!(row(i) + 1, u32::from(sq.row()), "square {number}");
+        }
     }
 }

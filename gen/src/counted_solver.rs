@@ -43,18 +43,18 @@ use crate::level_queue::{LevelQueue, LevelWork, FIRST_UNSCANNABLE};
 use crate::progress::Progress;
 
 /// State byte: not settled yet.
-pub(crate) const UNKNOWN: u8 = 0;
+pub(crate) const STATE_UNSETTLED: u8 = 0;
 /// State byte: drawn for good (a result that the counter cuts off, or a
 /// drawn capture position).
-pub(crate) const DRAWN: u8 = 255;
-const LOSS_BASE: u8 = 128;
+pub(crate) const STATE_DRAWN: u8 = 255;
+const STATE_LOSS_BASE: u8 = 128;
 const MAX_LEVEL_CODE: u32 = 126;
 
 /// Exit byte: a capture position (its value came from smaller tables).
-pub(crate) const CAPTURE: u8 = 254;
+pub(crate) const EXIT_CAPTURE: u8 = 254;
 /// Exit byte: some move leaves the material to a result that is not a
 /// win for the opponent, so this position can never be lost.
-const CANNOT_LOSE: u8 = 255;
+const EXIT_CANNOT_LOSE: u8 = 255;
 
 /// Entry flag: a position that wins at this level through an exit, unless
 /// settled earlier.
@@ -72,15 +72,15 @@ fn win_code(level: u32) -> u8 {
 }
 
 fn loss_code(level: u32) -> u8 {
-    LOSS_BASE + level.min(MAX_LEVEL_CODE) as u8
+    STATE_LOSS_BASE + level.min(MAX_LEVEL_CODE) as u8
 }
 
 /// The result and distance held in a settled state byte.
 pub(crate) fn decode_state(state: u8) -> (Wdl, u32) {
     match state {
-        UNKNOWN | DRAWN => (Wdl::Draw, 0),
+        STATE_UNSETTLED | STATE_DRAWN => (Wdl::Draw, 0),
         1..=127 => (Wdl::Win, state as u32),
-        _ => (Wdl::Loss, (state - LOSS_BASE) as u32),
+        _ => (Wdl::Loss, (state - STATE_LOSS_BASE) as u32),
     }
 }
 
@@ -121,7 +121,7 @@ impl Side {
         let cell = &self.cells[i];
         let mut v = cell.load(Ordering::Acquire);
         loop {
-            if v as u8 != UNKNOWN {
+            if v as u8 != STATE_UNSETTLED {
                 return false;
             }
             match cell.compare_exchange_weak(
@@ -226,7 +226,7 @@ impl<'a> Solver<'a> {
             pos.generate_moves(moves);
             let value: TableValue = self.tb.probe_capture(&pos, moves)?;
             let (state, queue) = match (value.wdl, value.distance) {
-                (Wdl::Draw, _) => (DRAWN, None),
+                (Wdl::Draw, _) => (STATE_DRAWN, None),
                 (wdl, d) => {
                     // WLD tables keep no distance: a capture position is
                     // one ply from settled values.
@@ -242,7 +242,7 @@ impl<'a> Solver<'a> {
             return Ok(Initial {
                 state,
                 counter: 0,
-                exit: CAPTURE,
+                exit: EXIT_CAPTURE,
                 candidate: 0,
                 queue,
             });
@@ -287,13 +287,13 @@ impl<'a> Solver<'a> {
             u8::try_from(inside).map_err(|_| GenError::Internal("more than 255 moves".into()))?;
         let exit = if can_lose {
             u8::try_from(worst_exit)
-                .unwrap_or(CAPTURE - 1)
-                .min(CAPTURE - 1)
+                .unwrap_or(EXIT_CAPTURE - 1)
+                .min(EXIT_CAPTURE - 1)
         } else {
-            CANNOT_LOSE
+            EXIT_CANNOT_LOSE
         };
         let mut init = Initial {
-            state: UNKNOWN,
+            state: STATE_UNSETTLED,
             counter,
             exit,
             candidate: 0,
@@ -308,7 +308,7 @@ impl<'a> Solver<'a> {
             // Every move crowns into a position won for the opponent.
             let level = worst_exit + 1;
             if self.cap(side, &pos).is_some_and(|c| level > c) {
-                init.state = DRAWN;
+                init.state = STATE_DRAWN;
             } else {
                 init.state = loss_code(level);
                 init.queue = Some((level, entry));
@@ -351,14 +351,14 @@ impl<'a> Solver<'a> {
         let side = usize::from(entry & SIDE_BIT != 0);
         let i = entry & INDEX_MASK;
         let s = &self.sides[side];
-        if s.state(i as usize) != UNKNOWN {
+        if s.state(i as usize) != STATE_UNSETTLED {
             return false;
         }
         let code = match self.cap(side, &s.index.unrank(i)) {
-            Some(c) if level > c => DRAWN,
+            Some(c) if level > c => STATE_DRAWN,
             _ => win_code(level),
         };
-        s.settle(i as usize, code) && code != DRAWN
+        s.settle(i as usize, code) && code != STATE_DRAWN
     }
 
     /// Processes one queued entry at `level`; pushes newly settled
@@ -386,29 +386,29 @@ impl<'a> Solver<'a> {
             let j = p.index.rank(prev) as usize;
             // A capture position is settled already, and its move here is
             // not legal anyway (captures are compulsory).
-            if p.exit(j) == CAPTURE {
+            if p.exit(j) == EXIT_CAPTURE {
                 continue;
             }
             if wdl == Wdl::Loss {
                 let win_level = level + 1;
                 let code = match self.cap(pred_side, prev) {
-                    Some(c) if win_level > c => DRAWN,
+                    Some(c) if win_level > c => STATE_DRAWN,
                     _ => win_code(win_level),
                 };
-                if p.settle(j, code) && code != DRAWN {
+                if p.settle(j, code) && code != STATE_DRAWN {
                     next.push((win_level, ((pred_side as u64) << 63) | j as u64));
                 }
             } else {
                 let (before, exit) = p.decrement(j);
-                if before != 1 || exit == CANNOT_LOSE {
+                if before != 1 || exit == EXIT_CANNOT_LOSE {
                     continue;
                 }
                 let loss_level = 1 + level.max(exit as u32);
                 let code = match self.cap(pred_side, prev) {
-                    Some(c) if loss_level > c => DRAWN,
+                    Some(c) if loss_level > c => STATE_DRAWN,
                     _ => loss_code(loss_level),
                 };
-                if p.settle(j, code) && code != DRAWN {
+                if p.settle(j, code) && code != STATE_DRAWN {
                     next.push((loss_level, ((pred_side as u64) << 63) | j as u64));
                 }
             }
@@ -481,7 +481,7 @@ impl<'a> Solver<'a> {
             (0..s.len().div_ceil(CHUNK)).into_par_iter().for_each(|c| {
                 for i in c * CHUNK..((c + 1) * CHUNK).min(s.len()) {
                     let v = s.cells[i].load(Ordering::Relaxed);
-                    if (v >> 24) as u8 == level_byte && v as u8 == UNKNOWN {
+                    if (v >> 24) as u8 == level_byte && v as u8 == STATE_UNSETTLED {
                         self.settle_candidate(level, entry_of(side, i));
                     }
                 }
