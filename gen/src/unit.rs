@@ -254,6 +254,46 @@ pub(crate) fn run(
     Ok(report)
 }
 
+/// One group unit being run: the group it solves and the one it reads.
+struct GroupWork<'a> {
+    options: &'a GenOptions,
+    unit: &'a str,
+    pair: Material,
+    advancement: u32,
+    /// The advancement of the group one man step further, if any.
+    reads: Option<u32>,
+}
+
+impl GroupWork<'_> {
+    /// The output of the group one advancement further, read from its
+    /// file (`None` for the most advanced group).
+    fn read_input(&self) -> Result<Option<Layer>, GenError> {
+        self.reads
+            .map(|r| read_group_input(self.options, self.unit, self.pair, r, Keep::Codes))
+            .transpose()
+    }
+
+    /// Solves the group into `target` with the session's reader.
+    fn solve(
+        &self,
+        session: &mut Session,
+        target: GroupTarget,
+        progress: &Progress,
+    ) -> Result<SolvedGroup, GenError> {
+        let tb = session.reader(self.options, self.pair)?;
+        let o = self.options;
+        group_solve::solve_group(
+            tb,
+            o.rule_set,
+            self.pair,
+            self.advancement,
+            target,
+            o.dtc,
+            progress,
+        )
+    }
+}
+
 /// Solves one group and writes its output file.
 fn run_group(
     options: &GenOptions,
@@ -263,10 +303,18 @@ fn run_group(
     session: &mut Session,
     progress: &Progress,
 ) -> Result<(), GenError> {
-    let solved = if plan::solves_in_pair_values(pair, options.dtc) {
-        solve_in_pair_values(options, unit, pair, (advancement, reads), session, progress)?
+    let work = GroupWork {
+        options,
+        unit: &unit.id,
+        pair,
+        advancement,
+        reads,
+    };
+    let in_pair_values = plan::solves_in_pair_values(pair, options.dtc);
+    let solved = if in_pair_values {
+        solve_in_pair_values(&work, session, progress)?
     } else {
-        solve_on_its_own(options, unit, pair, (advancement, reads), session, progress)?
+        solve_on_its_own(&work, session, progress)?
     };
     progress.message("writing");
     let path = rule_dir(options).join(group_file(pair, advancement));
@@ -277,7 +325,7 @@ fn run_group(
         advancement,
     };
     unit_output::write_group(&path, id, &solved.layer)?;
-    if !plan::solves_in_pair_values(pair, options.dtc) {
+    if !in_pair_values {
         session.last_group = Some((pair, solved));
     }
     Ok(())
@@ -286,76 +334,49 @@ fn run_group(
 /// Solves a group into a layer of its own, reading the group one
 /// advancement further from the session or from its file.
 fn solve_on_its_own(
-    options: &GenOptions,
-    unit: &Unit,
-    pair: Material,
-    (advancement, reads): (u32, Option<u32>),
+    work: &GroupWork,
     session: &mut Session,
     progress: &Progress,
 ) -> Result<SolvedGroup, GenError> {
     let kept = session
         .last_group
         .take()
-        .filter(|(_, g)| Some(g.advancement) == reads)
+        .filter(|(_, g)| Some(g.advancement) == work.reads)
         .map(|(_, g)| g.layer);
-    let read = match (kept, reads) {
-        (Some(layer), _) => layer,
-        (None, Some(r)) => read_group_input(options, &unit.id, pair, r, Keep::Codes)?,
-        (None, None) => Layer::empty_group(),
+    let read = match kept {
+        Some(layer) => layer,
+        None => work.read_input()?.unwrap_or_else(Layer::empty_group),
     };
-    let tb = session.reader(options, pair)?;
-    let target = GroupTarget::Own { read: &read };
-    group_solve::solve_group(
-        tb,
-        options.rule_set,
-        pair,
-        advancement,
-        target,
-        options.dtc,
-        progress,
-    )
+    work.solve(session, GroupTarget::Own { read: &read }, progress)
 }
 
 /// Solves a group into the values of the whole (small) pair, by index, as
 /// the session keeps them from the group before; or, in a fresh session,
 /// with the group one advancement further read from its file.
 fn solve_in_pair_values(
-    options: &GenOptions,
-    unit: &Unit,
-    pair: Material,
-    (advancement, reads): (u32, Option<u32>),
+    work: &GroupWork,
     session: &mut Session,
     progress: &Progress,
 ) -> Result<SolvedGroup, GenError> {
     let kept = session
         .pair_values
         .take()
-        .filter(|v| reads.is_some_and(|r| r == v.last));
+        .filter(|v| work.reads.is_some_and(|r| r == v.last));
     let (layer, from_the_top) = match kept {
         Some(v) => (v.layer, v.from_the_top),
         None => {
-            let layer = Layer::Pair(group_solve::pair_sides(pair, options.dtc)?);
-            if let Some(r) = reads {
-                let group = read_group_input(options, &unit.id, pair, r, Keep::Codes)?;
+            let layer = Layer::Pair(group_solve::pair_sides(work.pair, work.options.dtc)?);
+            if let Some(group) = work.read_input()? {
                 group_solve::copy_group_in(&layer, &group)?;
             }
-            (layer, reads.is_none())
+            (layer, work.reads.is_none())
         }
     };
-    let tb = session.reader(options, pair)?;
-    let solved = group_solve::solve_group(
-        tb,
-        options.rule_set,
-        pair,
-        advancement,
-        GroupTarget::Pair(&layer),
-        options.dtc,
-        progress,
-    )?;
+    let solved = work.solve(session, GroupTarget::Pair(&layer), progress)?;
     session.pair_values = Some(PairValues {
-        pair,
+        pair: work.pair,
         layer,
-        last: advancement,
+        last: work.advancement,
         from_the_top,
     });
     Ok(solved)

@@ -77,3 +77,57 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 pub fn parse_material(s: &str) -> Result<format::Material, String> {
     s.parse::<format::Material>().map_err(|e| e.to_string())
 }
+
+/// What a build covers and how it runs: the flags `dtb gen` and `dtb plan`
+/// share (the plan lists the units of the build the same flags run).
+#[derive(clap::Args, Clone, Debug)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub tables: TableArgs,
+    /// Every material with up to this many pieces.
+    #[arg(long, default_value_t = 4)]
+    pub pieces: u32,
+    /// Also write each material's distances to conversion (a `.dtc` file
+    /// beside each table; `dtb probe` then shows them and `--line` plays
+    /// the winning line). Adds a byte per position in memory while a pair
+    /// is solved. Tables already built get their DTC files added.
+    #[arg(long)]
+    pub dtc: bool,
+    #[command(flatten)]
+    pub work: WorkArgs,
+    /// MiB of smaller tables a unit may decode whole into memory (the
+    /// others are read block by block: slower, same tables); it counts in
+    /// each unit's memory.
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    pub preload_memory: u64,
+    /// These materials (and what they depend on) instead, e.g. KKM-K.
+    #[arg(value_parser = parse_material)]
+    pub materials: Vec<format::Material>,
+}
+
+impl BuildArgs {
+    /// The build the flags describe (bad input when the sizes are out of
+    /// range).
+    pub fn options(&self) -> Result<gen::GenOptions, CliError> {
+        let most = probe::MAX_TABLE_PIECES;
+        if !(2..=most).contains(&self.pieces) {
+            return Err(CliError::bad_input(format!(
+                "--pieces must be between 2 and {most}"
+            )));
+        }
+        if let Some(m) = self.materials.iter().find(|m| m.pieces() > most) {
+            return Err(CliError::bad_input(format!(
+                "{m} has {} pieces; at most {most} are supported",
+                m.pieces()
+            )));
+        }
+        Ok(gen::GenOptions {
+            materials: self.materials.clone(),
+            threads: self.work.threads,
+            quiet: self.work.quiet,
+            preload_bytes: self.preload_memory.saturating_mul(1 << 20),
+            dtc: self.dtc,
+            ..gen::GenOptions::new(self.tables.dir.clone(), self.tables.rule_set, self.pieces)
+        })
+    }
+}

@@ -2,10 +2,9 @@
 
 use std::io::IsTerminal;
 
-use format::Material;
 use gen::{generate, run_unit as run_one_unit, GenOptions};
 
-use crate::commands::common::{parse_material, TableArgs, WorkArgs};
+use crate::commands::common::BuildArgs;
 use crate::commands::slurm::SlurmArgs;
 use crate::exit::{CliError, CliResult};
 
@@ -13,26 +12,11 @@ use crate::exit::{CliError, CliResult};
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    tables: TableArgs,
-    /// Build every material with up to this many pieces.
-    #[arg(long, default_value_t = 4)]
-    pieces: u32,
-    #[command(flatten)]
-    work: WorkArgs,
+    build: BuildArgs,
     /// MiB the solver may spend on its lists of positions by level; levels
     /// that do not fit are found by sweeps instead (slower, same tables).
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     queue_memory: u64,
-    /// MiB of smaller tables the solver may decode whole into memory
-    /// (the others are read block by block: slower, same tables).
-    #[arg(long, value_name = "MIB", default_value_t = 2048)]
-    preload_memory: u64,
-    /// Also write each material's distances to conversion (a `.dtc` file
-    /// beside each table; `dtb probe` then shows them and `--line` plays
-    /// the winning line). Adds a byte per position in memory while a pair
-    /// is solved. Tables already built get their DTC files added.
-    #[arg(long)]
-    dtc: bool,
     /// Machine-readable summary.
     #[arg(long)]
     json: bool,
@@ -44,27 +28,15 @@ pub struct Args {
     unit: Option<String>,
     #[command(flatten)]
     slurm: SlurmArgs,
-    /// Build these materials (and what they depend on) instead, e.g. KKM-K.
-    #[arg(value_parser = parse_material)]
-    materials: Vec<Material>,
 }
 
 /// The build the flags describe.
 fn options(args: &Args) -> Result<GenOptions, CliError> {
-    if !(2..=probe::MAX_TABLE_PIECES).contains(&args.pieces) {
-        return Err(CliError::bad_input(format!(
-            "--pieces must be between 2 and {}",
-            probe::MAX_TABLE_PIECES
-        )));
-    }
+    let options = args.build.options()?;
     Ok(GenOptions {
-        materials: args.materials.clone(),
-        threads: args.work.threads,
-        quiet: args.work.quiet || args.json || !std::io::stderr().is_terminal(),
+        quiet: options.quiet || args.json || !std::io::stderr().is_terminal(),
         queue_bytes: args.queue_memory.saturating_mul(1 << 20),
-        preload_bytes: args.preload_memory.saturating_mul(1 << 20),
-        dtc: args.dtc,
-        ..GenOptions::new(args.tables.dir.clone(), args.tables.rule_set, args.pieces)
+        ..options
     })
 }
 
@@ -74,7 +46,7 @@ pub fn run(args: Args) -> CliResult {
         return run_unit(&options, id, args.json);
     }
     if args.slurm.slurm {
-        return crate::commands::slurm::run(&options, &args.slurm, &args.tables);
+        return crate::commands::slurm::run(&options, &args.slurm, &args.build.tables);
     }
     let report = generate(&options)?;
     let bytes: u64 = report.built.iter().map(|b| b.bytes).sum();
@@ -95,7 +67,7 @@ pub fn run(args: Args) -> CliResult {
             })
             .collect();
         let out = serde_json::json!({
-            "rules": args.tables.rule_set.name(),
+            "rules": args.build.tables.rule_set.name(),
             "built": built,
             "skipped": report.skipped.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
             "seconds": report.seconds,
@@ -130,7 +102,7 @@ pub fn run(args: Args) -> CliResult {
         report.seconds,
         peak
     );
-    if args.dtc {
+    if args.build.dtc {
         crate::outln!(
             "wrote {} DTC files ({} bytes)",
             report.dtc_built.len(),

@@ -1,29 +1,16 @@
 //! `dtb plan`: the units of work of a build (see `gen::plan`), in an order
 //! that runs each after what it needs.
 
-use format::Material;
 use gen::{plan, GenOptions, Unit};
 
-use crate::commands::common::{parse_material, TableArgs, WorkArgs};
-use crate::exit::{CliError, CliResult};
+use crate::commands::common::BuildArgs;
+use crate::exit::CliResult;
 
 /// Flags of `dtb plan`.
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    tables: TableArgs,
-    /// Plan every material with up to this many pieces.
-    #[arg(long, default_value_t = 4)]
-    pieces: u32,
-    /// Plan the DTC files too (as `dtb gen --dtc`).
-    #[arg(long)]
-    dtc: bool,
-    #[command(flatten)]
-    work: WorkArgs,
-    /// MiB of smaller tables a unit may decode whole (as `dtb gen`); it
-    /// counts in each unit's memory.
-    #[arg(long, value_name = "MIB", default_value_t = 2048)]
-    preload_memory: u64,
+    build: BuildArgs,
     /// Every unit with what it needs and writes, as JSON.
     #[arg(long, conflicts_with = "ids")]
     json: bool,
@@ -31,36 +18,10 @@ pub struct Args {
     /// `dtb gen --unit ID`).
     #[arg(long)]
     ids: bool,
-    /// Plan these materials (and what they depend on) instead.
-    #[arg(value_parser = parse_material)]
-    materials: Vec<Material>,
 }
 
 pub fn run(args: Args) -> CliResult {
-    if !(2..=probe::MAX_TABLE_PIECES).contains(&args.pieces) {
-        return Err(CliError::bad_input(format!(
-            "--pieces must be between 2 and {}",
-            probe::MAX_TABLE_PIECES
-        )));
-    }
-    if let Some(m) = args
-        .materials
-        .iter()
-        .find(|m| m.pieces() > probe::MAX_TABLE_PIECES)
-    {
-        return Err(CliError::bad_input(format!(
-            "{m} has {} pieces; at most {} are supported",
-            m.pieces(),
-            probe::MAX_TABLE_PIECES
-        )));
-    }
-    let options = GenOptions {
-        materials: args.materials.clone(),
-        threads: args.work.threads,
-        preload_bytes: args.preload_memory.saturating_mul(1 << 20),
-        dtc: args.dtc,
-        ..GenOptions::new(args.tables.dir.clone(), args.tables.rule_set, args.pieces)
-    };
+    let options = args.build.options()?;
     let units = plan(&options);
     if args.ids {
         for u in &units {
