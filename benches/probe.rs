@@ -58,7 +58,7 @@ fn bench_probe(c: &mut Criterion) {
     let cold = Tablebase::open_with(
         dir.path(),
         RuleSet::Fmjd,
-        TablebaseOptions { cache_bytes: 1 },
+        TablebaseOptions::with_cache_bytes(1),
     )
     .unwrap();
     group.bench_function("block_decode", |b| {

@@ -30,12 +30,11 @@
  * Table files: a table rewritten or cut short in place while the library
  * has it mapped is noticed before the next read of it; the library then
  * opens it again (and answers from the new content if valid) or returns
- * DTB_ERR_CORRUPTED_TABLE. On Linux the library installs a SIGBUS handler
- * at the first table it opens, so that a file cut short during a read is
- * an error rather than the end of the process; a SIGBUS it did not cause
- * is passed on to the handler installed before it (or the default action).
- * A program that installs its own SIGBUS handler afterwards should pass
- * unknown signals on to the previous one in the same way.
+ * DTB_ERR_CORRUPTED_TABLE. A file cut short *during* a read raises SIGBUS,
+ * which ends the process as with any mapped file, unless the program asked
+ * for dtb_install_sigbus_guard() (see there). The library installs no
+ * signal handler by itself. A program that installs its own SIGBUS handler
+ * after the guard should pass unknown signals on to the previous one.
  *
  * Threads: a dtb_tablebase is thread-safe. Open one per table directory and
  * share it between all search threads; every function may be called
@@ -227,6 +226,21 @@ const char *dtb_last_error(void);
 
 /* The library version, e.g. "0.2.0" (static storage). Thread-safe. */
 const char *dtb_version(void);
+
+/*
+ * Installs the SIGBUS guard. Tables are memory-mapped; a table file cut
+ * short by another process in the middle of a read raises SIGBUS, which
+ * ends the process, as with any mapped file. The library installs no
+ * signal handler by itself. This call installs a process-wide SIGBUS
+ * handler (sigaction, SA_SIGINFO | SA_ONSTACK) that turns such a fault
+ * into DTB_ERR_CORRUPTED_TABLE for the probe that hit it and hands every other
+ * SIGBUS to the handler installed before it (or to the default action).
+ * Call it once, early, and only if no runtime of yours (a sanitizer, a
+ * JVM) owns SIGBUS. A table rewritten in place between probes is noticed
+ * without it. Returns 1 if the guard is installed (now or before), 0 if
+ * this platform has none (only Linux has it). Thread-safe.
+ */
+int dtb_install_sigbus_guard(void);
 
 #ifdef __cplusplus
 }

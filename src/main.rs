@@ -69,6 +69,9 @@ fn main() {
             std::process::exit(exit::BAD_INPUT);
         }
     };
+    // The binary owns its process: a table cut short under it by another
+    // process gives an error rather than the end of `dtb serve`.
+    probe::install_sigbus_guard();
     let result = match cli.command {
         Command::Gen(args) => commands::gen::run(args),
         Command::Plan(args) => commands::plan::run(args),

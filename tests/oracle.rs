@@ -61,11 +61,9 @@ fn oracle_all_pieces_pure() {
             materials.push(m);
         }
     }
-    let options = GenOptions {
-        materials,
-        quiet: false,
-        ..GenOptions::new(&dir, RuleSet::Pure, 6)
-    };
+    let mut options = GenOptions::new(&dir, RuleSet::Pure, 6);
+    options.materials = materials;
+    options.quiet = false;
     generate(&options).unwrap();
     let tb = Tablebase::open(&dir, RuleSet::Pure).unwrap();
     assert_eq!(check(&tb, 6), 164);

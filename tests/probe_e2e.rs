@@ -307,9 +307,7 @@ fn cached_only_probes_answer_after_a_real_probe() {
     let tb = Tablebase::open_with(
         common::tables(RuleSet::Fmjd),
         RuleSet::Fmjd,
-        probe::TablebaseOptions {
-            cache_bytes: 1 << 20,
-        },
+        probe::TablebaseOptions::with_cache_bytes(1 << 20),
     )
     .unwrap();
     let p = pos("W:WK1,K2:BK50");
@@ -333,9 +331,7 @@ fn many_threads_agree_with_one() {
     let fresh = Tablebase::open_with(
         common::tables(RuleSet::Fmjd),
         RuleSet::Fmjd,
-        probe::TablebaseOptions {
-            cache_bytes: 256 << 10,
-        },
+        probe::TablebaseOptions::with_cache_bytes(256 << 10),
     )
     .unwrap();
     std::thread::scope(|s| {

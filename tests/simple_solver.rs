@@ -342,10 +342,8 @@ fn closure(materials: &[&str]) -> Vec<Material> {
 }
 
 fn check(rule_set: RuleSet, materials: Vec<Material>, tb_dir: &std::path::Path, names: &[&str]) {
-    let options = GenOptions {
-        materials: names.iter().map(|m| m.parse().unwrap()).collect(),
-        ..GenOptions::new(tb_dir, rule_set, 3)
-    };
+    let mut options = GenOptions::new(tb_dir, rule_set, 3);
+    options.materials = names.iter().map(|m| m.parse().unwrap()).collect();
     generate(&options).unwrap();
     let tb = Tablebase::open(tb_dir, rule_set).unwrap();
     let mut world = World::build(rule_set, &materials);

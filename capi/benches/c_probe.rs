@@ -56,11 +56,9 @@ fn probe_all_c(tb: usize, all: &[Masks]) -> usize {
 fn bench_c_probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let materials = ["KM-KM", "KKM-K"].map(|m| m.parse().unwrap()).to_vec();
-    generate(&GenOptions {
-        materials,
-        ..GenOptions::new(dir.path(), RuleSet::Fmjd, 4)
-    })
-    .unwrap();
+    let mut options = GenOptions::new(dir.path(), RuleSet::Fmjd, 4);
+    options.materials = materials;
+    generate(&options).unwrap();
     let rust = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
     let path = std::ffi::CString::new(dir.path().to_str().unwrap()).unwrap();
     // SAFETY: `path` is a NUL-terminated string.

@@ -170,6 +170,8 @@ fn probe_error(e: &ProbeError) -> c_int {
         ProbeError::InvalidPosition(_) => DTB_ERR_INVALID_POSITION,
         ProbeError::BadPliesLeft { .. } => DTB_ERR_BAD_ARGUMENT,
         ProbeError::Io { .. } => DTB_ERR_IO,
+        // A kind of error added later: still an error, with its message.
+        _ => DTB_ERR_INTERNAL,
     };
     fail(code, &e.to_string())
 }
@@ -291,12 +293,9 @@ pub unsafe extern "C" fn dtb_open(
             ));
             return std::ptr::null_mut();
         };
-        let options = TablebaseOptions {
-            cache_bytes: if cache_bytes == 0 {
-                TablebaseOptions::default().cache_bytes
-            } else {
-                cache_bytes
-            },
+        let options = match cache_bytes {
+            0 => TablebaseOptions::default(),
+            bytes => TablebaseOptions::with_cache_bytes(bytes),
         };
         match Tablebase::open_with(dir, rule_set, options) {
             Ok(tb) => register(tb),
@@ -616,4 +615,18 @@ pub extern "C" fn dtb_last_error() -> *const c_char {
 #[no_mangle]
 pub extern "C" fn dtb_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char
+}
+
+/// Installs the prober's SIGBUS guard (see `probe::install_sigbus_guard`):
+/// a process-wide SIGBUS handler that turns a table file cut short by
+/// another process in the middle of a read into an error instead of the
+/// end of the process. The library never installs it by itself. Returns 1
+/// when the guard is installed (now or before), 0 where there is none
+/// (not Linux, or `sigaction` refused).
+#[no_mangle]
+pub extern "C" fn dtb_install_sigbus_guard() -> c_int {
+    guard(|| {
+        probe::install_sigbus_guard();
+        c_int::from(probe::sigbus_guard_installed())
+    })
 }

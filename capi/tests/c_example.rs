@@ -55,12 +55,10 @@ fn c_example_agrees_with_the_rust_api() {
         .iter()
         .map(|m| m.parse().unwrap())
         .collect();
-    generate(&GenOptions {
-        materials: names,
-        dtc: true,
-        ..GenOptions::new(dir.path(), RuleSet::Fmjd, 4)
-    })
-    .unwrap();
+    let mut options = GenOptions::new(dir.path(), RuleSet::Fmjd, 4);
+    options.materials = names;
+    options.dtc = true;
+    generate(&options).unwrap();
     let exe = dir.path().join("probe_example");
     compile_c(&root, &root.join("examples/c/probe_example.c"), &exe);
 
@@ -164,11 +162,9 @@ fn a_table_cut_short_under_a_c_program_is_an_error_not_a_crash() {
         .to_path_buf();
     let dir = tempfile::tempdir().unwrap();
     let material: Material = "KKM-K".parse().unwrap();
-    generate(&GenOptions {
-        materials: vec![material],
-        ..GenOptions::new(dir.path(), RuleSet::Fmjd, 4)
-    })
-    .unwrap();
+    let mut options = GenOptions::new(dir.path(), RuleSet::Fmjd, 4);
+    options.materials = vec![material];
+    generate(&options).unwrap();
     let exe = dir.path().join("truncated_table");
     compile_c(&root, &root.join("capi/tests/c/truncated_table.c"), &exe);
     let count = format::MaterialIndex::new(material).count();

@@ -27,6 +27,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s DIR FEN [FEN...]\n", argv[0]);
         return 2;
     }
+    /* Optional: a table file cut short by another process during a probe
+     * is then an error instead of SIGBUS. Leave it out if your program or
+     * its runtime handles SIGBUS itself. */
+    dtb_install_sigbus_guard();
     dtb_tablebase *tb = dtb_open(argv[1], DTB_RULES_FMJD, 0);
     if (!tb) {
         fprintf(stderr, "open: %s\n", dtb_last_error());

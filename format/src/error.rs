@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// A material name or count that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum MaterialError {
     /// Not of the form `KKM-K`.
     #[error(
@@ -23,6 +24,7 @@ pub enum MaterialError {
 
 /// A table file that cannot be read or written.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum FormatError {
     /// An I/O error, with the file it happened on.
     #[error("{path}: {source}")]

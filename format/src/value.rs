@@ -191,7 +191,7 @@ pub enum ValueKind {
     /// One byte: result and distance.
     Distance,
     /// One byte: the distance to conversion of a won or lost position (see
-    /// [`Dtc`]); the result itself is in the material's main table.
+    /// [`dtc_byte`]); the result itself is in the material's main table.
     Dtc,
 }
 

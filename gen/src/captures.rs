@@ -17,7 +17,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use format::{child_view, Material, RuleSet, Wdl};
-use probe::{Preloaded, Tablebase};
+use probe::generator::{GeneratorHooks, Preloaded};
+use probe::Tablebase;
 use rules::{Color, Move, Position};
 
 use crate::error::GenError;

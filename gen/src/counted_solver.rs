@@ -34,6 +34,7 @@ use format::{
     child_view, plies_cap, ChildView, Material, MaterialIndex, RuleSet, TableValue, UnrankCursor,
     Wdl,
 };
+use probe::generator::GeneratorHooks;
 use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Color, CountedEnding, Move, Position, SquareSet};

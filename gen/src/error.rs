@@ -6,6 +6,7 @@ use thiserror::Error;
 
 /// Why generation stopped.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum GenError {
     /// Reading a smaller table failed.
     #[error(transparent)]

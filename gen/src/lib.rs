@@ -37,6 +37,7 @@ use format::{value_kind, Material, MaterialIndex, RuleSet, TableStats, ValueKind
 pub use group_solve::SliceGroup;
 pub use options::{materials_to_build, GenOptions};
 pub use plan::{plan, Unit, UnitKind};
+use probe::generator::GeneratorHooks;
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::{peak_memory_bytes, Progress, SetProgress};
 pub use unit::UnitReport;
@@ -90,7 +91,11 @@ pub(crate) fn open_for_pair(
     cache_bytes: u64,
     preload_bytes: u64,
 ) -> Result<Tablebase, GenError> {
-    let tb = Tablebase::open_with(dir, rule_set, TablebaseOptions { cache_bytes })?;
+    let tb = Tablebase::open_with(
+        dir,
+        rule_set,
+        TablebaseOptions::with_cache_bytes(cache_bytes),
+    )?;
     // Smallest first: the tables reached by chains of captures (a capture
     // answered by a capture) are small and read often.
     let mut exits = reachable(material);
@@ -146,7 +151,7 @@ pub fn dtc_is_valid(dir: &Path, material: Material, rule_set: RuleSet) -> bool {
     format::check_file_of(&path, material, rule_set, ValueKind::Dtc).is_ok()
 }
 
-/// Builds the tables `options` asks for, unit by unit (see [`plan`]);
+/// Builds the tables `options` asks for, unit by unit (see [`plan()`]);
 /// skips the units whose output is present and valid, so an interrupted
 /// run resumes where it stopped.
 ///

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use format::{Material, RuleSet};
 
-/// What to build and where.
+/// What to build and where: start from [`GenOptions::new`] and set fields
+/// (more options may come).
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct GenOptions {
     /// The table directory (tables go to `dir/<rule set>/`).
     pub dir: PathBuf,
@@ -33,7 +35,7 @@ pub struct GenOptions {
     /// of a distance table; the smallest first); the others are read
     /// through the block cache.
     pub preload_bytes: u64,
-    /// Solve materials with men slice by slice (see the `slices` module);
+    /// Solve materials with men slice by slice (see `docs/SLICES.md`);
     /// `false` solves every material whole, as the first solver did (kept
     /// as a reference: the tables are the same).
     pub slices: bool,

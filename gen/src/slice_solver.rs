@@ -39,6 +39,7 @@
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 
 use format::{child_view, Material, MaterialIndex, RuleSet, Wdl};
+use probe::generator::GeneratorHooks;
 use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Color, CountedEnding, Move, Position};

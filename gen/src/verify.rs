@@ -35,6 +35,7 @@ use format::{
     child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableValue,
     ValueKind, Wdl,
 };
+use probe::generator::GeneratorHooks;
 use probe::{table_dir, Tablebase, TablebaseOptions};
 use rayon::prelude::*;
 
@@ -42,8 +43,10 @@ use crate::error::GenError;
 use crate::group_solve::{self, uses_slices, PackedPair};
 use crate::progress::Progress;
 
-/// What to verify.
+/// What to verify: start from [`VerifyOptions::new`] (more options may
+/// come).
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct VerifyOptions {
     /// The table directory.
     pub dir: PathBuf,
@@ -60,6 +63,21 @@ pub struct VerifyOptions {
     /// quick look at large sets; `None` (or 1): every position. The file
     /// checks (checksums, header) are always complete.
     pub sample: Option<f64>,
+}
+
+impl VerifyOptions {
+    /// Every table of `rule_set` in `dir`, every position, all cores, no
+    /// progress bars.
+    pub fn new(dir: impl Into<PathBuf>, rule_set: RuleSet) -> VerifyOptions {
+        VerifyOptions {
+            dir: dir.into(),
+            rule_set,
+            materials: Vec::new(),
+            threads: None,
+            quiet: true,
+            sample: None,
+        }
+    }
 }
 
 /// Whether position `index` is in a sample of `fraction` of the positions:
@@ -107,6 +125,7 @@ pub struct TableCheck {
 
 /// What kept a table from passing, besides mismatched values.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TableProblem {
     /// The table, or one its moves lead to, is missing.
     Missing(String),
@@ -223,9 +242,7 @@ fn check_values(
     let tb = Tablebase::open_with(
         &options.dir,
         options.rule_set,
-        TablebaseOptions {
-            cache_bytes: 256 << 20,
-        },
+        TablebaseOptions::with_cache_bytes(256 << 20),
     )?;
     tb.preload(material)?;
     for exit in material.exits().into_iter().chain([material.mirrored()]) {

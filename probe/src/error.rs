@@ -8,6 +8,7 @@ use thiserror::Error;
 
 /// Why a probe failed.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ProbeError {
     /// The position has more pieces than any table here.
     #[error("{pieces} pieces: tables go up to {max} pieces")]

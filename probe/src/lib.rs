@@ -27,16 +27,24 @@
 //! # Errors
 //! Missing tables, damaged files, tables of another rule set and impossible
 //! positions are [`ProbeError`] values, never panics.
+//!
+//! # Signals
+//! Tables are memory-mapped. The library installs no signal handler: a
+//! table file cut short by another process in the middle of a read ends
+//! the process with SIGBUS, as with any mapped file, unless the host asked
+//! for [`install_sigbus_guard`], which turns it into an error.
 #![warn(missing_docs)]
 
 mod error;
+pub mod generator;
 mod mapped;
 mod table;
 mod tablebase;
 
 pub use error::ProbeError;
 pub use format::{table_dir, Material, RuleSet, TableValue, Wdl};
-pub use tablebase::{MoveValue, Preloaded, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
+pub use mapped::{install_sigbus_guard, sigbus_guard_installed};
+pub use tablebase::{MoveValue, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
 
 #[cfg(test)]
 mod tests {

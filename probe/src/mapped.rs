@@ -10,9 +10,12 @@
 //! the faulting page with a page of zeros, so the read finishes (and fails
 //! its checksum) and the caller learns that the file changed.
 //!
-//! The handler is installed once, at the first table opened. A SIGBUS
-//! outside a guarded read is passed on to the handler that was installed
-//! before (or to the default action, which ends the process as before).
+//! The handler is process-wide, so the library never installs it by
+//! itself: a host asks for it with [`install_sigbus_guard`] (the `dtb`
+//! binary does). Without it a read of a truncated page ends the process
+//! with SIGBUS, as with any mapped file. Once installed, a SIGBUS outside
+//! a guarded read is passed on to the handler that was installed before
+//! (or to the default action, which ends the process as before).
 
 /// The address range of a mapping (kept as numbers: the mapping may move
 /// into its owner while being read).
@@ -43,9 +46,36 @@ pub(crate) fn guarded<T>(map: MappedRange, read: impl FnOnce() -> T) -> Result<T
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Truncated;
 
-/// Installs the SIGBUS handler (once; later calls do nothing).
-pub(crate) fn install() {
+/// Installs the prober's SIGBUS guard: a process-wide handler for
+/// SIGBUS, so that a table file cut short by another process in the middle
+/// of a read gives an error (`ProbeError::Corrupted`: the file was cut
+/// short while it was read) instead of ending the process.
+///
+/// The library never calls this by itself; a host that maps tables others
+/// may rewrite asks for it once, early (the `dtb` binary does). What it
+/// does to the process: it replaces the SIGBUS disposition with its own
+/// handler (`sigaction` with `SA_SIGINFO | SA_ONSTACK`). A SIGBUS raised by a
+/// read of a table inside the prober is absorbed (the faulting page is
+/// replaced by zeros and the read fails its checksum); any other SIGBUS is
+/// handed to the handler that was installed before, or to the default
+/// action (the end of the process). Install it before any handler of your
+/// own that should see those signals first, or not at all if your runtime
+/// (a sanitizer, a JVM) owns SIGBUS. Later calls do nothing. Only Linux
+/// has the guard; elsewhere this does nothing.
+///
+/// Without the guard, a table rewritten in place between probes is still
+/// noticed (its stamp is checked before every read) and reopened; only a
+/// truncation in the middle of a read ends the process, as with any mapped
+/// file. Tables that nobody rewrites (draughts-tb never rewrites a finished
+/// table) need no guard.
+pub fn install_sigbus_guard() {
     imp::install();
+}
+
+/// Whether [`install_sigbus_guard`] has installed the handler in this
+/// process.
+pub fn sigbus_guard_installed() -> bool {
+    imp::installed()
 }
 
 #[cfg(target_os = "linux")]
@@ -94,6 +124,10 @@ mod imp {
             return Err(Truncated);
         }
         Ok(value)
+    }
+
+    pub(super) fn installed() -> bool {
+        PREVIOUS.load(Ordering::Acquire) != 0
     }
 
     pub(super) fn install() {
@@ -206,6 +240,10 @@ mod imp {
     }
 
     pub(super) fn install() {}
+
+    pub(super) fn installed() -> bool {
+        false
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -216,7 +254,8 @@ mod tests {
     /// `guarded` reports the truncation instead of killing the process.
     #[test]
     fn a_truncated_mapping_is_reported_not_fatal() {
-        install();
+        install_sigbus_guard();
+        assert!(sigbus_guard_installed());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("table");
         std::fs::write(&path, vec![7u8; 1 << 16]).unwrap();

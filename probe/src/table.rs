@@ -83,13 +83,15 @@ impl Table {
         // stamp, checked before every read of the mapping (see
         // `Table::unchanged`), and the table is then opened afresh; a cut
         // in the middle of a read raises SIGBUS, which `mapped::guarded`
-        // turns into an error instead of the end of the process. Every
-        // byte read is bounds-checked against the length validated here.
+        // turns into an error instead of the end of the process when the
+        // host installed the guard (`install_sigbus_guard`), and which
+        // ends the process otherwise (a signal, not undefined behaviour:
+        // the read never returns). Every byte read is bounds-checked
+        // against the length validated here.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| ProbeError::Io {
             path: path.to_path_buf(),
             source: e,
         })?;
-        crate::mapped::install();
         let truncated = || ProbeError::Corrupted {
             path: path.to_path_buf(),
             source: FormatError::Truncated("the file was cut short while it was read".into()),

@@ -21,11 +21,23 @@ use crate::table::Table;
 pub const MAX_TABLE_PIECES: u32 = 10;
 const SLOT_RADIX: usize = 11;
 
-/// Options of [`Tablebase::open_with`].
+/// Options of [`Tablebase::open_with`]: start from
+/// [`TablebaseOptions::default`] (more options may come).
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct TablebaseOptions {
     /// Bytes of decoded blocks kept in memory, shared by all threads.
     pub cache_bytes: u64,
+}
+
+impl TablebaseOptions {
+    /// The default options with a block cache of `cache_bytes`.
+    pub fn with_cache_bytes(cache_bytes: u64) -> TablebaseOptions {
+        TablebaseOptions {
+            cache_bytes,
+            ..TablebaseOptions::default()
+        }
+    }
 }
 
 impl Default for TablebaseOptions {
@@ -104,7 +116,7 @@ enum Miss {
 }
 
 /// A table decoded whole into memory, read by index (see
-/// [`Tablebase::preloaded`]). It stays valid while its tablebase lives,
+/// [`crate::generator::GeneratorHooks::preloaded`]). It stays valid while its tablebase lives,
 /// even if the file is replaced meanwhile.
 #[derive(Clone, Copy)]
 pub struct Preloaded<'a> {
@@ -176,6 +188,19 @@ impl Tablebase {
     /// `dir/<rule set>/`), with default options. Tables are read at their
     /// first probe; the rule set's folder must exist and be readable now
     /// ([`ProbeError::MissingDirectory`] otherwise).
+    ///
+    /// # Errors
+    /// [`ProbeError::MissingDirectory`] when the folder cannot be read.
+    ///
+    /// # Safety of the mappings
+    /// Tables are memory-mapped. A table file rewritten in place by
+    /// another process is noticed before the next read (its size and time
+    /// stamp are checked) and opened afresh, and a damaged block fails its
+    /// checksum; a file cut short *during* a read raises SIGBUS, which
+    /// ends the process unless the host installed
+    /// [`crate::install_sigbus_guard`]. The bytes read are always
+    /// bounds-checked, so no value is ever read out of a stale mapping
+    /// without its checksum.
     pub fn open(dir: impl AsRef<Path>, rule_set: RuleSet) -> Result<Tablebase, ProbeError> {
         Tablebase::open_with(dir, rule_set, TablebaseOptions::default())
     }
@@ -313,10 +338,9 @@ impl Tablebase {
         self.table(material).is_ok()
     }
 
-    /// Decodes `material`'s whole table into memory, so that every later
-    /// lookup in it is an array read (the generator does this for the
-    /// tables it reads most).
-    pub fn preload(&self, material: Material) -> Result<(), ProbeError> {
+    /// Decodes `material`'s whole table into memory (see
+    /// [`crate::generator::GeneratorHooks::preload`]).
+    pub(crate) fn preload_table(&self, material: Material) -> Result<(), ProbeError> {
         let mut table = self.table(material)?;
         if table.decoded.get().is_none() {
             if !table.unchanged() {
@@ -334,10 +358,9 @@ impl Tablebase {
         Ok(())
     }
 
-    /// `material`'s table if it was decoded whole into memory
-    /// ([`Tablebase::preload`]), to be read by index: the generator ranks
-    /// its positions itself. `None` when it is not preloaded.
-    pub fn preloaded(&self, material: Material) -> Option<Preloaded<'_>> {
+    /// `material`'s table if it was decoded whole into memory (see
+    /// [`crate::generator::GeneratorHooks::preloaded`]).
+    pub(crate) fn preloaded_table(&self, material: Material) -> Option<Preloaded<'_>> {
         if material.pieces() > MAX_TABLE_PIECES {
             return None;
         }
@@ -541,9 +564,13 @@ impl Tablebase {
         Ok(Some(value_from_children(self.rule_set, class, pos, views)))
     }
 
-    /// The value of a position where the side to move must capture, given
-    /// its legal moves (the generator has them at hand already).
-    pub fn probe_capture(&self, pos: &Position, moves: &[Move]) -> Result<TableValue, ProbeError> {
+    /// The value of a capture position given its moves (see
+    /// [`crate::generator::GeneratorHooks::probe_capture`]).
+    pub(crate) fn capture_value(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+    ) -> Result<TableValue, ProbeError> {
         self.check(pos)?;
         Ok(self
             .resolve_captures(pos, moves, Mode::Load)?

@@ -29,6 +29,12 @@ directory a ``FileNotFoundError``.
 
 The GIL is released while probing, building and verifying; one
 ``Tablebase`` can be shared by all threads.
+
+Tables are memory-mapped, and importing this module installs no signal
+handler: a table file cut short by another process in the middle of a probe
+ends the interpreter with SIGBUS, as any mapped file would, unless
+``install_sigbus_guard()`` was called (it turns that into a
+``CorruptedTableError``; see its documentation).
 """
 
 from ._draughts_tb import (
@@ -46,6 +52,7 @@ from ._draughts_tb import (
     VerifyReport,
     __version__,
     generate,
+    install_sigbus_guard,
     normalize_fen,
     verify,
 )
@@ -65,6 +72,7 @@ __all__ = [
     "VerifyReport",
     "__version__",
     "generate",
+    "install_sigbus_guard",
     "normalize_fen",
     "verify",
 ]

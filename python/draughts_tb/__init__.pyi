@@ -19,6 +19,7 @@ __all__ = [
     "VerifyReport",
     "__version__",
     "generate",
+    "install_sigbus_guard",
     "normalize_fen",
     "verify",
 ]
@@ -271,6 +272,13 @@ def verify(
     most 1) checks only about that fraction of each table's positions, the
     same ones on every run. Raises ``FileNotFoundError`` when there are no
     tables of these rules, ``ValueError`` for a bad ``sample``."""
+
+def install_sigbus_guard() -> bool:
+    """Install the SIGBUS guard (a process-wide SIGBUS handler): a table file
+    cut short by another process during a probe raises ``CorruptedTableError``
+    instead of ending the interpreter. Signals that are not the prober's go to
+    the handler installed before. Not installed unless asked for. Returns
+    whether the guard is installed (only Linux has one)."""
 
 def normalize_fen(position: _Position) -> str:
     """The canonical PDN FEN of ``position``; ``ValueError`` for a bad FEN."""

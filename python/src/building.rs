@@ -106,12 +106,10 @@ pub fn generate(
             "pieces must be between 2 and {MAX_TABLE_PIECES} (got {pieces})"
         )));
     }
-    let options = GenOptions {
-        materials: args::materials(materials)?,
-        threads: args::threads(threads)?,
-        quiet: !progress,
-        ..GenOptions::new(path, args::rule_set(rules)?, pieces)
-    };
+    let mut options = GenOptions::new(path, args::rule_set(rules)?, pieces);
+    options.materials = args::materials(materials)?;
+    options.threads = args::threads(threads)?;
+    options.quiet = !progress;
     let report = py.detach(|| gen::generate(&options)).map_err(gen_error)?;
     Ok(report.into())
 }
@@ -246,14 +244,11 @@ pub fn verify(
     if sample.is_some_and(|f| !(f > 0.0 && f <= 1.0)) {
         return Err(value_error("sample must be above 0 and at most 1"));
     }
-    let options = VerifyOptions {
-        dir: path,
-        rule_set,
-        materials: args::materials(materials)?,
-        threads: args::threads(threads)?,
-        quiet: !progress,
-        sample,
-    };
+    let mut options = VerifyOptions::new(path, rule_set);
+    options.materials = args::materials(materials)?;
+    options.threads = args::threads(threads)?;
+    options.quiet = !progress;
+    options.sample = sample;
     let dir = table_dir(&options.dir, rule_set);
     if !dir.is_dir() {
         let message = format!("no {} tables here", rule_set.name());

@@ -103,6 +103,8 @@ pub fn probe_error(e: ProbeError) -> PyErr {
             &path,
             &format!("no {rule_set} tables here (build them with draughts_tb.generate)"),
         ),
+        // A kind of error added later: the base class, with its message.
+        _ => TablebaseError::new_err(message),
     }
 }
 

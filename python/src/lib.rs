@@ -6,6 +6,8 @@
 //!   their result, distances, and the value of every move;
 //! - `generate` and `verify`: build and check tables;
 //! - `normalize_fen`: the canonical PDN form of a position;
+//! - `install_sigbus_guard`: opt in to errors instead of SIGBUS for a
+//!   table cut short under a running probe;
 //! - exceptions `TablebaseError`, `MissingTableError`,
 //!   `CorruptedTableError` (bad input is a `ValueError`, I/O an `OSError`).
 //!
@@ -27,6 +29,17 @@ fn normalize_fen(position: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(args::query(position, None)?.pos.to_string())
 }
 
+/// Installs the SIGBUS guard: a process-wide SIGBUS handler that turns a
+/// table file cut short by another process in the middle of a read into a
+/// `CorruptedTableError` instead of the end of the interpreter. The module
+/// never installs it by itself (importing it changes no signal handling).
+/// Returns whether the guard is installed (only Linux has one).
+#[pyfunction]
+fn install_sigbus_guard() -> bool {
+    probe::install_sigbus_guard();
+    probe::sigbus_guard_installed()
+}
+
 /// Endgame tablebases for international draughts: probe and build them.
 #[pymodule(name = "_draughts_tb")]
 mod draughts_tb {
@@ -37,9 +50,9 @@ mod draughts_tb {
     #[pymodule_export]
     use super::errors::{CorruptedTableError, MissingTableError, TablebaseError};
     #[pymodule_export]
-    use super::normalize_fen;
-    #[pymodule_export]
     use super::tablebase::{ProbeResult, ProbedMove, PyTablebase};
+    #[pymodule_export]
+    use super::{install_sigbus_guard, normalize_fen};
 
     use pyo3::prelude::*;
 

@@ -19,7 +19,12 @@ fn open_tables(root: &Path, rule_set: RuleSet, cache_bytes: u64) -> PyResult<Tab
     if !root.is_dir() {
         return Err(not_found(root, "no such directory"));
     }
-    Tablebase::open_with(root, rule_set, TablebaseOptions { cache_bytes }).map_err(probe_error)
+    Tablebase::open_with(
+        root,
+        rule_set,
+        TablebaseOptions::with_cache_bytes(cache_bytes),
+    )
+    .map_err(probe_error)
 }
 
 /// The integer of a result: 1 win, 0 draw, -1 loss.

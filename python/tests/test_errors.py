@@ -192,3 +192,40 @@ def test_verify_samples_and_refuses_a_bad_fraction(table_copy: Path) -> None:
     for bad in (0.0, 1.5, -1.0, float("nan")):
         with pytest.raises(ValueError, match="sample"):
             draughts_tb.verify(table_copy, progress=False, sample=bad)
+
+
+SIGBUS_CHECK = """
+import sys
+import draughts_tb
+
+
+def catches_sigbus():
+    for line in open("/proc/self/status"):
+        if line.startswith("SigCgt:"):
+            return int(line.split()[1], 16) >> 6 & 1 == 1  # bit 6: SIGBUS (7)
+    raise SystemExit("no SigCgt line")
+
+
+tb = draughts_tb.Tablebase(sys.argv[1])
+tb.probe("W:WK46,K47:BK5")
+print(catches_sigbus(), draughts_tb.install_sigbus_guard(), catches_sigbus())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="Linux only")
+def test_no_sigbus_handler_unless_asked(table_dir: Path) -> None:
+    """Importing and probing leave SIGBUS alone; the guard takes it when asked."""
+    import os
+    import subprocess
+    import sys
+
+    # faulthandler would catch SIGBUS itself: keep it off in the child.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONFAULTHANDLER"}
+    out = subprocess.run(
+        [sys.executable, "-c", SIGBUS_CHECK, str(table_dir)],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert out == ["False", "True", "True"]

@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// Why a placement of pieces cannot stand on a board.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum PositionError {
     /// A square set held a bit that is no square.
     #[error("a piece is off the board (only squares 1-50 exist)")]
@@ -24,6 +25,7 @@ pub enum PositionError {
 
 /// Why a PDN position (FEN) could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum FenError {
     /// Nothing to read.
     #[error("empty FEN")]
@@ -64,6 +66,7 @@ pub enum FenError {
 
 /// Why a move in PDN could not be read or played.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum MoveError {
     /// The text is not of the form `32-28`, `28x39` or `46x37x28`.
     #[error("{0:?} is not a move (write it as 32-28, 28x39 or 46x37x28)")]

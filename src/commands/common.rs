@@ -121,13 +121,13 @@ impl BuildArgs {
                 m.pieces()
             )));
         }
-        Ok(gen::GenOptions {
-            materials: self.materials.clone(),
-            threads: self.work.threads,
-            quiet: self.work.quiet,
-            preload_bytes: self.preload_memory.saturating_mul(1 << 20),
-            dtc: self.dtc,
-            ..gen::GenOptions::new(self.tables.dir.clone(), self.tables.rule_set, self.pieces)
-        })
+        let mut options =
+            gen::GenOptions::new(self.tables.dir.clone(), self.tables.rule_set, self.pieces);
+        options.materials = self.materials.clone();
+        options.threads = self.work.threads;
+        options.quiet = self.work.quiet;
+        options.preload_bytes = self.preload_memory.saturating_mul(1 << 20);
+        options.dtc = self.dtc;
+        Ok(options)
     }
 }

@@ -32,12 +32,10 @@ pub struct Args {
 
 /// The build the flags describe.
 fn options(args: &Args) -> Result<GenOptions, CliError> {
-    let options = args.build.options()?;
-    Ok(GenOptions {
-        quiet: options.quiet || args.json || !std::io::stderr().is_terminal(),
-        queue_bytes: args.queue_memory.saturating_mul(1 << 20),
-        ..options
-    })
+    let mut options = args.build.options()?;
+    options.quiet = options.quiet || args.json || !std::io::stderr().is_terminal();
+    options.queue_bytes = args.queue_memory.saturating_mul(1 << 20);
+    Ok(options)
 }
 
 pub fn run(args: Args) -> CliResult {

@@ -96,6 +96,8 @@ fn format_problem(e: &FormatError) -> String {
         | FormatError::Corrupt(_)
         | FormatError::UnknownRuleSet(_)
         | FormatError::Writer(_) => e.to_string(),
+        // A kind added later may carry a path: not shown.
+        _ => "unreadable (the server's log has the details)".into(),
     }
 }
 
@@ -143,6 +145,8 @@ fn public_message(e: &ProbeError, rule_set: RuleSet) -> String {
         ProbeError::TooManyPieces { .. }
         | ProbeError::InvalidPosition(_)
         | ProbeError::BadPliesLeft { .. } => e.to_string(),
+        // A kind added later may carry a path: not shown.
+        _ => "the tables cannot answer (the server's log has the details)".into(),
     }
 }
 

@@ -53,14 +53,11 @@ pub fn run(args: Args) -> CliResult {
         ));
     }
     let manifest_problems = manifest::check(&dir, args.tables.rule_set)?;
-    let options = VerifyOptions {
-        dir: args.tables.dir.clone(),
-        rule_set: args.tables.rule_set,
-        materials,
-        threads: args.work.threads,
-        quiet: args.work.quiet || args.json || !std::io::stderr().is_terminal(),
-        sample: args.sample,
-    };
+    let mut options = VerifyOptions::new(args.tables.dir.clone(), args.tables.rule_set);
+    options.materials = materials;
+    options.threads = args.work.threads;
+    options.quiet = args.work.quiet || args.json || !std::io::stderr().is_terminal();
+    options.sample = args.sample;
     let checks = verify(&options)?;
     let bad_tables = checks.iter().filter(|c| !c.ok()).count();
     let positions: u64 = checks.iter().map(|c| c.checked).sum();
@@ -164,8 +161,8 @@ pub fn run(args: Args) -> CliResult {
 fn exit_code(check: &TableCheck) -> i32 {
     match &check.problem {
         Some(TableProblem::Missing(_)) => MISSING_TABLE,
-        Some(TableProblem::Failed(_)) => FAILURE,
         Some(TableProblem::Corrupted(_)) => CORRUPTED_TABLE,
+        Some(_) => FAILURE,
         None if check.mismatch_count > 0 => CORRUPTED_TABLE,
         None => 0,
     }
