@@ -138,7 +138,12 @@ fn submit(
         .filter_map(|n| jobs.get(n).map(|j| j.id.as_str()))
         .collect();
     let log = logs.join(format!("{}.%j.log", unit.id));
-    let mem_mib = unit.memory_bytes.div_ceil(1 << 20).max(1);
+    // The plan's figure came within 25% of the measured peaks (most of
+    // them below it): a quarter more, so that Slurm does not kill a unit
+    // at its limit.
+    let mem_mib = (unit.memory_bytes + unit.memory_bytes / 4)
+        .div_ceil(1 << 20)
+        .max(1);
     let mut cmd = Command::new("sbatch");
     cmd.arg("--parsable")
         .arg(format!("--job-name=dtb:{}", unit.id))
