@@ -23,8 +23,10 @@
  * Pass DTB_PLIES_FRESH when the ending was just entered (32 or 10 plies).
  * Outside the counted endings, and with DTB_RULES_PURE, it is ignored.
  *
- * Errors: every function returns DTB_OK (0) or a negative DTB_ERR_* code;
- * dtb_last_error() then describes the failure. No function aborts or lets a
+ * Errors: every function returns DTB_OK (0) or a negative DTB_ERR_* code
+ * (but dtb_max_pieces, dtb_install_sigbus_guard, dtb_last_error and
+ * dtb_version, which say what they return); dtb_last_error() then
+ * describes the failure. No function aborts or lets a
  * Rust panic escape: an internal bug returns DTB_ERR_INTERNAL.
  *
  * Table files: a table rewritten or cut short in place while the library
@@ -237,8 +239,9 @@ const char *dtb_version(void);
  * SIGBUS to the handler installed before it (or to the default action).
  * Call it once, early, and only if no runtime of yours (a sanitizer, a
  * JVM) owns SIGBUS. A table rewritten in place between probes is noticed
- * without it. Returns 1 if the guard is installed (now or before), 0 if
- * this platform has none (only Linux has it). Thread-safe.
+ * without it. Returns 1 if the guard was installed (now or before), 0 if
+ * it could not be (only Linux has it; or sigaction refused), and
+ * DTB_ERR_INTERNAL on a bug in the library. Thread-safe.
  */
 int dtb_install_sigbus_guard(void);
 

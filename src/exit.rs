@@ -49,10 +49,16 @@ pub fn probe_code(e: &ProbeError) -> i32 {
         MISSING_TABLE
     } else if e.is_corrupted() {
         CORRUPTED_TABLE
-    } else if matches!(e, ProbeError::Io { .. }) {
-        FAILURE
-    } else {
+    } else if matches!(
+        e,
+        ProbeError::InvalidPosition(_)
+            | ProbeError::TooManyPieces { .. }
+            | ProbeError::BadPliesLeft { .. }
+    ) {
         BAD_INPUT
+    } else {
+        // I/O errors, and any kind of error added later.
+        FAILURE
     }
 }
 

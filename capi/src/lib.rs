@@ -170,7 +170,8 @@ fn probe_error(e: &ProbeError) -> c_int {
         ProbeError::InvalidPosition(_) => DTB_ERR_INVALID_POSITION,
         ProbeError::BadPliesLeft { .. } => DTB_ERR_BAD_ARGUMENT,
         ProbeError::Io { .. } => DTB_ERR_IO,
-        // A kind of error added later: still an error, with its message.
+        // A kind of error added to the prober and not mapped here yet: a
+        // bug of this library, reported as one, with its message.
         _ => DTB_ERR_INTERNAL,
     };
     fail(code, &e.to_string())
@@ -621,7 +622,7 @@ pub extern "C" fn dtb_version() -> *const c_char {
 /// a process-wide SIGBUS handler that turns a table file cut short by
 /// another process in the middle of a read into an error instead of the
 /// end of the process. The library never installs it by itself. Returns 1
-/// when the guard is installed (now or before), 0 where there is none
+/// when the guard was installed (now or before), 0 where it could not be
 /// (not Linux, or `sigaction` refused).
 #[no_mangle]
 pub extern "C" fn dtb_install_sigbus_guard() -> c_int {

@@ -11,8 +11,16 @@ use crate::{Material, ProbeError, TableValue, Tablebase};
 
 pub use crate::tablebase::Preloaded;
 
-/// What the generator asks of a [`Tablebase`] beyond probing.
-pub trait GeneratorHooks {
+mod sealed {
+    /// Keeps [`super::GeneratorHooks`] implemented by [`crate::Tablebase`]
+    /// only, so that methods may be added to it.
+    pub trait Sealed {}
+    impl Sealed for crate::Tablebase {}
+}
+
+/// What the generator asks of a [`Tablebase`] beyond probing (sealed:
+/// only [`Tablebase`] implements it).
+pub trait GeneratorHooks: sealed::Sealed {
     /// Decodes `material`'s whole table into memory, so that every later
     /// lookup in it is an array read (the generator does this for the
     /// tables it reads most).

@@ -73,7 +73,8 @@ pub fn install_sigbus_guard() {
 }
 
 /// Whether [`install_sigbus_guard`] has installed the handler in this
-/// process.
+/// process (it may have been replaced since: a host's own `sigaction`
+/// for SIGBUS is not seen here).
 pub fn sigbus_guard_installed() -> bool {
     imp::installed()
 }

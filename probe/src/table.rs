@@ -86,8 +86,10 @@ impl Table {
         // turns into an error instead of the end of the process when the
         // host installed the guard (`install_sigbus_guard`), and which
         // ends the process otherwise (a signal, not undefined behaviour:
-        // the read never returns). Every byte read is bounds-checked
-        // against the length validated here.
+        // the read never returns), unless a handler of the host's own
+        // resumes the read or jumps out of it, which is the host's
+        // responsibility. Every byte read is bounds-checked against the
+        // length validated here.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| ProbeError::Io {
             path: path.to_path_buf(),
             source: e,

@@ -278,7 +278,7 @@ def install_sigbus_guard() -> bool:
     cut short by another process during a probe raises ``CorruptedTableError``
     instead of ending the interpreter. Signals that are not the prober's go to
     the handler installed before. Not installed unless asked for. Returns
-    whether the guard is installed (only Linux has one)."""
+    whether the guard was installed (only Linux has one)."""
 
 def normalize_fen(position: _Position) -> str:
     """The canonical PDN FEN of ``position``; ``ValueError`` for a bad FEN."""

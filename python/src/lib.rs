@@ -33,7 +33,7 @@ fn normalize_fen(position: &Bound<'_, PyAny>) -> PyResult<String> {
 /// table file cut short by another process in the middle of a read into a
 /// `CorruptedTableError` instead of the end of the interpreter. The module
 /// never installs it by itself (importing it changes no signal handling).
-/// Returns whether the guard is installed (only Linux has one).
+/// Returns whether the guard was installed (only Linux has one).
 #[pyfunction]
 fn install_sigbus_guard() -> bool {
     probe::install_sigbus_guard();

@@ -220,7 +220,11 @@ def test_no_sigbus_handler_unless_asked(table_dir: Path) -> None:
     import sys
 
     # faulthandler would catch SIGBUS itself: keep it off in the child.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONFAULTHANDLER"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONFAULTHANDLER", "PYTHONDEVMODE")
+    }
     out = subprocess.run(
         [sys.executable, "-c", SIGBUS_CHECK, str(table_dir)],
         check=True,

@@ -95,6 +95,11 @@ pub struct BuildArgs {
     pub dtc: bool,
     #[command(flatten)]
     pub work: WorkArgs,
+    /// MiB the solver of the counted endings may spend on its lists of
+    /// positions by level; levels that do not fit are found by sweeps
+    /// instead (slower, same tables); it counts in those units' memory.
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    pub queue_memory: u64,
     /// MiB of smaller tables a unit may decode whole into memory (the
     /// others are read block by block: slower, same tables); it counts in
     /// each unit's memory.
@@ -127,6 +132,7 @@ impl BuildArgs {
         options.threads = self.work.threads;
         options.quiet = self.work.quiet;
         options.preload_bytes = self.preload_memory.saturating_mul(1 << 20);
+        options.queue_bytes = self.queue_memory.saturating_mul(1 << 20);
         options.dtc = self.dtc;
         Ok(options)
     }

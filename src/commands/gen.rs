@@ -13,10 +13,6 @@ use crate::exit::{CliError, CliResult};
 pub struct Args {
     #[command(flatten)]
     build: BuildArgs,
-    /// MiB the solver may spend on its lists of positions by level; levels
-    /// that do not fit are found by sweeps instead (slower, same tables).
-    #[arg(long, value_name = "MIB", default_value_t = 2048)]
-    queue_memory: u64,
     /// Machine-readable summary.
     #[arg(long)]
     json: bool,
@@ -34,7 +30,6 @@ pub struct Args {
 fn options(args: &Args) -> Result<GenOptions, CliError> {
     let mut options = args.build.options()?;
     options.quiet = options.quiet || args.json || !std::io::stderr().is_terminal();
-    options.queue_bytes = args.queue_memory.saturating_mul(1 << 20);
     Ok(options)
 }
 
