@@ -206,6 +206,9 @@ impl Tablebase {
     }
 
     /// Like [`Tablebase::open`], with options.
+    ///
+    /// # Errors
+    /// [`ProbeError::MissingDirectory`] when the folder cannot be read.
     pub fn open_with(
         dir: impl AsRef<Path>,
         rule_set: RuleSet,
@@ -600,6 +603,13 @@ impl Tablebase {
     /// The value of `pos` as its table states it (captures resolved): the
     /// result and, for distance tables, the distance. For counted endings
     /// the result holds once at least `distance` plies are left.
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
+    /// position these tables do not hold, [`ProbeError::MissingTable`]
+    /// when a table it needs is not there, [`ProbeError::Corrupted`] (or a
+    /// rule-set or material mismatch) when one is damaged, and
+    /// [`ProbeError::Io`] when a file cannot be read.
     pub fn probe(&self, pos: &Position) -> Result<TableValue, ProbeError> {
         self.check(pos)?;
         Ok(self
@@ -628,11 +638,27 @@ impl Tablebase {
     /// Win, draw or loss for the side to move with `plies_left` plies left
     /// on the draw counter (`None`: the counted ending, if it is one, was
     /// just entered; ignored outside counted endings and under `pure`).
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
+    /// position these tables do not hold, [`ProbeError::BadPliesLeft`] for a
+    /// counter its counted ending cannot have, [`ProbeError::MissingTable`]
+    /// when a table it needs is not there, [`ProbeError::Corrupted`] (or a
+    /// rule-set or material mismatch) when one is damaged, and
+    /// [`ProbeError::Io`] when a file cannot be read.
     pub fn probe_wdl(&self, pos: &Position, plies_left: Option<u8>) -> Result<Wdl, ProbeError> {
         Ok(self.probe_counted(pos, plies_left)?.wdl)
     }
 
     /// The result with its distance where the table keeps one.
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
+    /// position these tables do not hold, [`ProbeError::BadPliesLeft`] for a
+    /// counter its counted ending cannot have, [`ProbeError::MissingTable`]
+    /// when a table it needs is not there, [`ProbeError::Corrupted`] (or a
+    /// rule-set or material mismatch) when one is damaged, and
+    /// [`ProbeError::Io`] when a file cannot be read.
     pub fn probe_counted(
         &self,
         pos: &Position,
@@ -666,6 +692,14 @@ impl Tablebase {
     /// Like [`Tablebase::probe_wdl`], but answers only from memory already
     /// decoded (for use deep in a search): `Ok(None)` when a block would
     /// have to be read.
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
+    /// position these tables do not hold, [`ProbeError::BadPliesLeft`] for a
+    /// counter its counted ending cannot have, [`ProbeError::MissingTable`]
+    /// when a table it needs is not there, [`ProbeError::Corrupted`] (or a
+    /// rule-set or material mismatch) when one is damaged, and
+    /// [`ProbeError::Io`] when a file cannot be read.
     pub fn probe_wdl_if_cached(
         &self,
         pos: &Position,
@@ -681,6 +715,13 @@ impl Tablebase {
     /// The distance of `pos` where its table keeps one (counted endings,
     /// and the lone-king endings under `pure`); `None` for draws and WLD
     /// tables.
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
+    /// position these tables do not hold, [`ProbeError::MissingTable`]
+    /// when a table it needs is not there, [`ProbeError::Corrupted`] (or a
+    /// rule-set or material mismatch) when one is damaged, and
+    /// [`ProbeError::Io`] when a file cannot be read.
     pub fn probe_distance(&self, pos: &Position) -> Result<Option<u8>, ProbeError> {
         Ok(self.probe(pos)?.distance)
     }
@@ -709,6 +750,13 @@ impl Tablebase {
     ///
     /// Reads the material's `.dtc` file, which `dtb gen --dtc` writes;
     /// [`ProbeError::MissingTable`] names it when it is not there.
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
+    /// position these tables do not hold, [`ProbeError::MissingTable`]
+    /// when a table it needs is not there, [`ProbeError::Corrupted`] (or a
+    /// rule-set or material mismatch) when one is damaged, and
+    /// [`ProbeError::Io`] when a file cannot be read.
     pub fn probe_dtc(&self, pos: &Position) -> Result<Option<u32>, ProbeError> {
         let value = self.probe(pos)?;
         let class = Material::of(pos).counted_ending();
@@ -751,6 +799,14 @@ impl Tablebase {
     /// distance table by its distance, then by DTC; elsewhere by DTC, so
     /// that playing the first move always makes progress. Losses come
     /// longest first in the same order of keys.
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
+    /// position these tables do not hold, [`ProbeError::BadPliesLeft`] for a
+    /// counter its counted ending cannot have, [`ProbeError::MissingTable`]
+    /// when a table it needs is not there, [`ProbeError::Corrupted`] (or a
+    /// rule-set or material mismatch) when one is damaged, and
+    /// [`ProbeError::Io`] when a file cannot be read.
     pub fn move_values(
         &self,
         pos: &Position,
@@ -796,6 +852,14 @@ impl Tablebase {
     /// go on for ever. Without DTC files a winning move is still played,
     /// but outside the distance tables it may wander. `None` when there is
     /// no legal move.
+    ///
+    /// # Errors
+    /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
+    /// position these tables do not hold, [`ProbeError::BadPliesLeft`] for a
+    /// counter its counted ending cannot have, [`ProbeError::MissingTable`]
+    /// when a table it needs is not there, [`ProbeError::Corrupted`] (or a
+    /// rule-set or material mismatch) when one is damaged, and
+    /// [`ProbeError::Io`] when a file cannot be read.
     pub fn best_move(
         &self,
         pos: &Position,
