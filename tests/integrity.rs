@@ -38,7 +38,13 @@ fn gen_dir(pieces: u32, rule_set: RuleSet) -> tempfile::TempDir {
 /// replaced by `code`, checksums and all made consistent again.
 fn damage(dir: &Path, rule_set: RuleSet, material: Material, index: u64, code: u8) {
     let path = dir.join(rule_set.name()).join(material.file_name());
-    let bytes = std::fs::read(&path).unwrap();
+    damage_file(&path, rule_set, material, index, code);
+}
+
+/// Rewrites the table or DTC file `path` of `material` with the byte (or
+/// WLD code) of position `index` replaced by `code`.
+fn damage_file(path: &Path, rule_set: RuleSet, material: Material, index: u64, code: u8) {
+    let bytes = std::fs::read(path).unwrap();
     let reader = TableReader::new(&bytes[..]).unwrap();
     let header = reader.header().clone();
     let mut values = reader.decode_all().unwrap();
@@ -47,12 +53,12 @@ fn damage(dir: &Path, rule_set: RuleSet, material: Material, index: u64, code: u
         "the damage must change something"
     );
     values[index as usize] = code;
-    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_file(path).unwrap();
     let spec = TableSpec {
         positions_per_block: header.positions_per_block,
         ..TableSpec::new(material, rule_set, header.value_kind)
     };
-    let mut w = TableWriter::create(&path, spec).unwrap();
+    let mut w = TableWriter::create(path, spec).unwrap();
     for v in values {
         w.push(Some(v)).unwrap();
     }
@@ -377,12 +383,13 @@ fn an_unusable_directory_is_a_clear_error() {
 }
 
 #[test]
-fn verify_solves_a_sliced_pair_again_and_finds_the_damaged_position() {
+fn verify_checks_a_sliced_pair_against_its_moves_and_finds_the_damaged_position() {
     let rule_set = RuleSet::Fmjd;
     let dir = gen_dir(3, rule_set);
     let d = dir.path().to_str().unwrap();
     // MM-K has men outside the counted endings: a WLD table that verify
-    // checks by solving MM-K and K-MM again, slice by slice.
+    // checks value against moves, with the values of K-MM and of the
+    // smaller tables read whole.
     let m: Material = "MM-K".parse().unwrap();
     let index = MaterialIndex::new(m);
     let i = (500..index.count())
@@ -402,16 +409,76 @@ fn verify_solves_a_sliced_pair_again_and_finds_the_damaged_position() {
     assert_eq!(o.status.code(), Some(4));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let tables = v["tables"].as_array().unwrap();
-    let damaged = tables.iter().find(|t| t["material"] == "MM-K").unwrap();
-    let fens: Vec<&str> = damaged["mismatches"]
+    let fens_of = |material: &str| -> Vec<String> {
+        let table = tables.iter().find(|t| t["material"] == material).unwrap();
+        assert!(table["checked"].as_u64().unwrap() > 0);
+        table["mismatches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["fen"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(fens_of("MM-K"), vec![target.to_string()]);
+    // In the mirror, only positions with a move into the damaged one can
+    // disagree with what they read there.
+    for fen in fens_of("K-MM") {
+        let parent: rules::Position = fen.parse().unwrap();
+        let leads_to_target = parent
+            .legal_moves()
+            .iter()
+            .any(|mv| format::table_position(&parent.play(mv)).1 == target);
+        assert!(leads_to_target, "{fen}");
+    }
+}
+
+#[test]
+fn verify_checks_every_dtc_against_its_moves() {
+    let rule_set = RuleSet::Fmjd;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = dtb(&["gen", "--quiet", "--pieces", "4", "--dtc", "--dir", d]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = dtb(&["verify", "--quiet", "--json", "--dir", d, "KM-MM", "MM-KM"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let tables = v["tables"].as_array().unwrap();
+    assert_eq!(tables.len(), 4, "two tables and their DTC files");
+    // A won position whose DTC is more than one ply: one ply more is
+    // wrong, and only the DTC file says so.
+    let m: Material = "KM-MM".parse().unwrap();
+    let index = MaterialIndex::new(m);
+    let tb = probe::Tablebase::open(dir.path(), rule_set).unwrap();
+    let (i, target, dtc) = (0..index.count())
+        .map(|i| (i, index.unrank(i)))
+        .filter(|(_, p)| !p.has_capture() && tb.probe(p).unwrap().wdl == format::Wdl::Win)
+        .find_map(|(i, p)| {
+            let dtc = tb.probe_dtc(&p).unwrap()?;
+            (dtc >= 2).then_some((i, p, dtc))
+        })
+        .unwrap();
+    drop(tb);
+    let path = format::dtc_path(&dir.path().join(rule_set.name()), m);
+    damage_file(&path, rule_set, m, i, dtc as u8 + 1);
+    let o = dtb(&["verify", "--quiet", "--json", "--dir", d, "KM-MM", "MM-KM"]);
+    assert_eq!(o.status.code(), Some(4));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let tables = v["tables"].as_array().unwrap();
+    let verdict = |file: &str| {
+        tables
+            .iter()
+            .find(|t| t["file"].as_str().unwrap().ends_with(file))
+            .unwrap()
+    };
+    assert_eq!(
+        verdict("KM-MM.dtb")["mismatches"].as_array().unwrap().len(),
+        0
+    );
+    let fens: Vec<&str> = verdict("KM-MM.dtc")["mismatches"]
         .as_array()
         .unwrap()
         .iter()
         .map(|m| m["fen"].as_str().unwrap())
         .collect();
-    assert_eq!(fens, vec![target.to_string().as_str()]);
-    // The mirror, solved in the same pass, is intact.
-    let mirror = tables.iter().find(|t| t["material"] == "K-MM").unwrap();
-    assert_eq!(mirror["mismatches"].as_array().unwrap().len(), 0);
-    assert!(mirror["checked"].as_u64().unwrap() > 0);
+    assert!(fens.contains(&target.to_string().as_str()), "{fens:?}");
 }

@@ -15,6 +15,9 @@ mod assembly;
 mod captures;
 mod counted_solver;
 mod error;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
+mod forward;
 mod group_solve;
 mod groups;
 mod level_queue;
@@ -23,6 +26,7 @@ mod options;
 mod output;
 pub mod plan;
 mod progress;
+mod resolved;
 mod slice_solver;
 mod unit;
 mod unit_output;

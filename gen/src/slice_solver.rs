@@ -592,7 +592,8 @@ impl SliceSolver<'_> {
             exits += 1;
             let wdl = if step.to < 5 {
                 let after = wm ^ (1 << step.from) ^ (1 << step.to);
-                self.crowning_value(after, wk | 1 << step.to, bm, bk)?
+                let wdl = self.crowning_value(after, wk | 1 << step.to, bm, bk)?;
+                self.crowning_as_read(part.side, wdl)
             } else {
                 let i =
                     step.child_base + to_index.king_rank(step.child_men, flipped_bk, flipped_wk);
@@ -626,6 +627,26 @@ impl SliceSolver<'_> {
             // No move at all ends the game: DTC 0.
             level: u8::from(inside + exits > 0),
         })
+    }
+
+    /// A crowning's value as the solver goes on with it: itself, unless a
+    /// test switched on a deliberate fault (see `crate::fault`).
+    #[cfg(feature = "fault-injection")]
+    fn crowning_as_read(&self, side: usize, wdl: Wdl) -> Wdl {
+        let material = if side == 0 {
+            self.material
+        } else {
+            self.material.mirrored()
+        };
+        crate::fault::crowning_as_read(material, wdl)
+    }
+
+    /// A crowning's value as the solver goes on with it: itself (the
+    /// `fault-injection` feature is off).
+    #[cfg(not(feature = "fault-injection"))]
+    #[inline(always)]
+    fn crowning_as_read(&self, _side: usize, wdl: Wdl) -> Wdl {
+        wdl
     }
 
     /// The value, for White, of the move that crowns a man (Black to move

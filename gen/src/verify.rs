@@ -1,47 +1,20 @@
-//! `verify`: re-derives every stored value.
-//!
-//! Tables of materials with men outside the counted endings (every table
-//! of five pieces and more) are checked by solving their pair again, slice
-//! by slice, from the smaller tables, and comparing every value that is
-//! not "don't care": a complete check that costs about what building the
-//! pair cost. With `--sample`, and for the other tables, the check below
-//! applies.
-//!
-//! It shares nothing with the solver's propagation: it walks the index
-//! forwards, generates every legal move, asks the prober for each
-//! successor, and recomputes the value the way the rules define it (won if
-//! some move leads to a position lost for the opponent, lost if every move
-//! leads to a won one, distances one more than the best successor's, the
-//! draw counter's caps applied). A mismatch names the position.
-//!
-//! A material's DTC file (`.dtc`), where there is one, gets a verdict of
-//! its own: every DTC is derived again by walking the slices of the pair
-//! with the results its tables state (`--sample`: each sampled DTC against
-//! its moves' DTC, the definition applied once), and any result the moves
-//! cannot give is reported too.
-//!
-//! For distance tables this check is complete: a distance that agrees with
-//! its successors everywhere is the true one. For WLD tables it proves the
-//! values are consistent; a set of positions that should be won but are all
-//! stored as drawn and only lead to each other would pass (no WLD checker
-//! can tell them from a real fortress without distances).
+//! `verify`: checks every table file (header, block index, checksums),
+//! then every stored value and DTC against the values of its moves (see
+//! `forward`, which shares nothing with the solvers), material by
+//! material in build order. `--sample` checks a fixed pseudo-random
+//! fraction of the positions instead of all.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
-use format::{
-    child_view, value_from_children, ChildView, Material, MaterialIndex, RuleSet, TableValue,
-    ValueKind, Wdl,
-};
-use probe::generator::GeneratorHooks;
+use format::{Material, RuleSet, ValueKind};
 use probe::{table_dir, Tablebase, TablebaseOptions};
-use rayon::prelude::*;
 
 use crate::error::GenError;
-use crate::group_solve::{self, uses_slices, PackedPair};
+pub use crate::forward::Mismatch;
+use crate::forward::{DtcPair, PairCheck, Tally};
 use crate::progress::Progress;
+use crate::resolved::ResolvedTables;
 
 /// What to verify: start from [`VerifyOptions::new`] (more options may
 /// come).
@@ -89,17 +62,6 @@ pub fn in_sample(index: u64, fraction: f64) -> bool {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
     (z as f64) < fraction * u64::MAX as f64
-}
-
-/// A stored value that its successors contradict.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    /// The position, White to move, in PDN.
-    pub fen: String,
-    /// What the table says.
-    pub stored: TableValue,
-    /// What the moves say.
-    pub expected: TableValue,
 }
 
 /// The verdict on one table.
@@ -175,224 +137,159 @@ impl TableCheck {
     }
 }
 
-const KEEP: usize = 20;
-
 /// The materials of every `.dtb` file in a rule set's folder.
 pub fn materials_in(dir: &Path) -> Result<Vec<Material>, GenError> {
     Ok(format::list_tables(dir)?)
 }
 
-/// The value of `pos` recomputed from its moves.
-fn expected(
-    tb: &Tablebase,
-    rule_set: RuleSet,
-    pos: &rules::Position,
-) -> Result<TableValue, GenError> {
-    let class = Material::of(pos).counted_ending();
-    let mut views = Vec::new();
-    for mv in pos.legal_moves() {
-        let child = pos.play(&mv);
-        let view = if child.pieces(child.side_to_move()).is_empty() {
-            ChildView::LOST
-        } else {
-            child_view(rule_set, class, Material::of(&child), tb.probe(&child)?)
-        };
-        views.push(view);
-    }
-    Ok(value_from_children(rule_set, class, pos, views))
+/// What a run keeps from one material to the next: the prober (for
+/// crownings), the resolved tables of the smaller materials, and the pair
+/// last loaded (while the next material is of the same pair).
+struct Run {
+    tb: Option<Tablebase>,
+    resolved: ResolvedTables,
+    pair: Option<PairCheck>,
+    /// Tables with fewer pieces than this are kept once their pair is
+    /// done: the larger materials of the run capture into them.
+    keep_below: u32,
 }
 
-/// Checks one table: its file, then every value. Whatever goes wrong is
-/// recorded in the result, so that every table gets its verdict.
-fn check_table(
+/// Checks one material: its table and, where there is one, its DTC file,
+/// in one walk, a verdict each. Whatever goes wrong is recorded in the
+/// verdicts. The walk's time is the table's; the DTC file's is that of
+/// its own file checks.
+fn check_material(options: &VerifyOptions, material: Material, run: &mut Run) -> Vec<TableCheck> {
+    let start = Instant::now();
+    let dir = table_dir(&options.dir, options.rule_set);
+    let mut table = TableCheck::new(material, format::table_path(&dir, material));
+    let dtc_path = format::dtc_path(&dir, material);
+    let mut dtc = dtc_path
+        .exists()
+        .then(|| TableCheck::new(material, dtc_path));
+    if let Some(check) = &mut dtc {
+        let dtc_start = Instant::now();
+        if let Err(e) = check_file(options, material, &check.path, ValueKind::Dtc) {
+            check.problem = Some(TableProblem::of(&e));
+        }
+        check.seconds = dtc_start.elapsed().as_secs_f64();
+    }
+    let kind = format::value_kind(material, options.rule_set);
+    let result = check_file(options, material, &table.path, kind)
+        .and_then(|()| walk(options, material, run, &mut table, dtc.as_mut()));
+    if let Err(e) = result {
+        let problem = TableProblem::of(&e);
+        if let Some(check) = dtc.as_mut().filter(|d| d.problem.is_none()) {
+            check.problem = Some(problem.clone());
+        }
+        table.problem = Some(problem);
+    }
+    table.seconds = start.elapsed().as_secs_f64();
+    [Some(table), dtc].into_iter().flatten().collect()
+}
+
+/// A file's header, block index and checksum.
+fn check_file(
     options: &VerifyOptions,
     material: Material,
-    solved: &mut Option<PackedPair>,
-) -> TableCheck {
-    let start = Instant::now();
-    let path = format::table_path(&table_dir(&options.dir, options.rule_set), material);
-    let mut check = TableCheck::new(material, path.clone());
-    let resolve = options.sample.is_none_or(|f| f >= 1.0) && uses_slices(material);
-    if let Err(e) = check_file(options, material, &path).and_then(|()| {
-        if resolve {
-            check_by_solving(options, material, &path, solved, &mut check)
-        } else {
-            check_values(options, material, &mut check)
-        }
-    }) {
-        check.problem = Some(TableProblem::of(&e));
-    }
-    check.seconds = start.elapsed().as_secs_f64();
-    check
-}
-
-/// The file's header, block index and checksum.
-fn check_file(options: &VerifyOptions, material: Material, path: &Path) -> Result<(), GenError> {
-    let kind = format::value_kind(material, options.rule_set);
+    path: &Path,
+    kind: ValueKind,
+) -> Result<(), GenError> {
     format::check_file_of(path, material, options.rule_set, kind)?;
     Ok(())
 }
 
-/// Every value against the values of its moves.
-fn check_values(
+/// The DTC files of `material` and of its mirror (none for a symmetric
+/// material), decoded whole.
+fn read_dtc_pair(dir: &Path, material: Material) -> Result<DtcPair, GenError> {
+    let read = |m: Material| -> Result<Vec<u8>, GenError> {
+        let path = format::dtc_path(dir, m);
+        let length = format::read_header(&path)?.file_length;
+        let reader = format::TableReader::new(format::read_regular(&path, length)?)?;
+        Ok(reader.decode_all()?)
+    };
+    let own = read(material)?;
+    let mirror = if material.is_symmetric() {
+        Vec::new()
+    } else {
+        read(material.mirrored())?
+    };
+    Ok((own, mirror))
+}
+
+/// Makes `run` hold `material`'s pair, resolved, with its DTC files if
+/// `dtc` (a verdict that may record why they cannot be read) is there.
+fn load_pair(
     options: &VerifyOptions,
     material: Material,
-    check: &mut TableCheck,
+    run: &mut Run,
+    dtc: Option<&mut TableCheck>,
 ) -> Result<(), GenError> {
-    let tb = Tablebase::open_with(
-        &options.dir,
-        options.rule_set,
-        TablebaseOptions::with_cache_bytes(256 << 20),
-    )?;
-    tb.preload(material)?;
-    for exit in material.exits().into_iter().chain([material.mirrored()]) {
-        // Missing neighbours show up as errors below, naming them.
-        let _ = tb.preload(exit);
+    let dtc = dtc.filter(|d| d.problem.is_none());
+    let with_dtc = dtc.is_some();
+    if run
+        .pair
+        .as_ref()
+        .is_some_and(|pair| pair.holds(material, with_dtc))
+    {
+        return Ok(());
     }
-    let index = MaterialIndex::new(material);
-    let count = index.count();
-    let progress = Progress::new(&format!("verify {material}"), count, options.quiet);
-    let checked = AtomicU64::new(0);
-    let found = AtomicU64::new(0);
-    let kept = Mutex::new(Vec::new());
-    const CHUNK: u64 = 4096;
-    let sample = options.sample.filter(|&f| f < 1.0);
-    (0..count.div_ceil(CHUNK))
-        .into_par_iter()
-        .try_for_each(|c| -> Result<(), GenError> {
-            let end = ((c + 1) * CHUNK).min(count);
-            let mut n = 0;
-            for i in c * CHUNK..end {
-                if sample.is_some_and(|f| !in_sample(i, f)) {
-                    continue;
-                }
-                let pos = index.unrank(i);
-                if pos.has_capture() {
-                    continue;
-                }
-                n += 1;
-                let stored = tb.probe(&pos)?;
-                let expected = expected(&tb, options.rule_set, &pos)?;
-                if stored != expected {
-                    found.fetch_add(1, Ordering::Relaxed);
-                    let mut k = kept.lock().expect("no panics while held");
-                    if k.len() < KEEP {
-                        k.push(Mismatch {
-                            fen: pos.to_string(),
-                            stored,
-                            expected,
-                        });
-                    }
+    if let Some(done) = run.pair.take() {
+        for table in done.into_tables() {
+            if table.material.pieces() < run.keep_below {
+                run.resolved.keep(table);
+            }
+        }
+    }
+    let dtc_bytes = match dtc {
+        Some(check) => {
+            let dir = table_dir(&options.dir, options.rule_set);
+            match read_dtc_pair(&dir, material) {
+                Ok(bytes) => Some(bytes),
+                Err(e) => {
+                    check.problem = Some(TableProblem::of(&e));
+                    None
                 }
             }
-            checked.fetch_add(n, Ordering::Relaxed);
-            progress.advance(end - c * CHUNK);
-            Ok(())
-        })?;
-    progress.finish();
-    finish_check(check, checked, found, kept);
+        }
+        None => None,
+    };
+    run.resolved.prepare_for(material)?;
+    run.pair = Some(PairCheck::load(&run.resolved, material, dtc_bytes)?);
     Ok(())
 }
 
-/// Every value of a slice-solved table against a new slice solve of its
-/// pair (reused from `solved` when it holds the pair already).
-fn check_by_solving(
+/// Every value (and DTC, with a `dtc` verdict) of `material` against its
+/// moves, into the verdicts.
+fn walk(
     options: &VerifyOptions,
     material: Material,
-    path: &Path,
-    solved: &mut Option<PackedPair>,
-    check: &mut TableCheck,
+    run: &mut Run,
+    table: &mut TableCheck,
+    mut dtc: Option<&mut TableCheck>,
 ) -> Result<(), GenError> {
-    if !solved
-        .as_ref()
-        .is_some_and(|p| p.sides.iter().any(|s| s.material == material))
-    {
-        *solved = None;
-        let tb =
-            crate::open_for_pair(&options.dir, options.rule_set, material, 256 << 20, 2 << 30)?;
-        let positions = MaterialIndex::new(material).count() * 2;
-        let progress = Progress::new(&format!("verify {material}"), positions, options.quiet);
-        *solved = Some(group_solve::solve(
-            &tb,
+    load_pair(options, material, run, dtc.as_deref_mut())?;
+    if run.tb.is_none() {
+        run.tb = Some(Tablebase::open_with(
+            &options.dir,
             options.rule_set,
-            material,
-            &progress,
-            false,
+            TablebaseOptions::with_cache_bytes(256 << 20),
         )?);
-        progress.finish();
     }
-    let pair = solved.as_ref().expect("solved above");
-    let side = pair
-        .sides
-        .iter()
-        .find(|s| s.material == material)
-        .expect("the pair holds the material");
-    // No more than the header says the file holds (it was checked just
-    // before, but may have been replaced since).
-    let length = format::read_header(path)?.file_length;
-    let reader = format::TableReader::new(format::read_regular(path, length)?)?;
-    let per_block = u64::from(reader.header().positions_per_block);
-    let checked = AtomicU64::new(0);
-    let found = AtomicU64::new(0);
-    let kept = Mutex::new(Vec::new());
-    (0..reader.header().block_count)
-        .into_par_iter()
-        .try_for_each_init(
-            || (zstd::bulk::Decompressor::new(), Vec::new()),
-            |(decompressor, raw), block| -> Result<(), GenError> {
-                let decompressor = decompressor
-                    .as_mut()
-                    .map_err(|e| GenError::Internal(format!("zstd: {e}")))?;
-                reader.decode_block(block, decompressor, raw)?;
-                let first = block * per_block;
-                let mut n = 0;
-                for i in first..first + reader.header().positions_in_block(block) {
-                    if side.is_capture(i) {
-                        continue;
-                    }
-                    n += 1;
-                    let stored = format::wdl_code(raw, (i - first) as usize);
-                    let expected = side.code(i);
-                    if stored != expected {
-                        found.fetch_add(1, Ordering::Relaxed);
-                        let mut k = kept.lock().expect("no panics while held");
-                        if k.len() < KEEP {
-                            k.push(Mismatch {
-                                fen: side.index.unrank(i).to_string(),
-                                stored: wdl_value(stored),
-                                expected: wdl_value(expected),
-                            });
-                        }
-                    }
-                }
-                checked.fetch_add(n, Ordering::Relaxed);
-                Ok(())
-            },
-        )?;
-    finish_check(check, checked, found, kept);
+    let (Some(tb), Some(pair)) = (&run.tb, &run.pair) else {
+        return Err(GenError::Internal("the pair was loaded above".into()));
+    };
+    let sample = options.sample.filter(|&f| f < 1.0);
+    let keep = move |i: u64| sample.is_none_or(|f| in_sample(i, f));
+    let (values, dtcs) = (Tally::default(), Tally::default());
+    let count = format::MaterialIndex::new(material).count();
+    let progress = Progress::new(&format!("verify {material}"), count, options.quiet);
+    pair.check(tb, material, &keep, (&values, &dtcs), &progress)?;
+    progress.finish();
+    values.finish(table);
+    if let Some(check) = dtc.filter(|d| d.problem.is_none()) {
+        dtcs.finish(check);
+    }
     Ok(())
-}
-
-/// Puts the counts and the first mismatches found into `check`.
-fn finish_check(
-    check: &mut TableCheck,
-    checked: AtomicU64,
-    found: AtomicU64,
-    kept: Mutex<Vec<Mismatch>>,
-) {
-    let mut mismatches = kept.into_inner().expect("no panics while held");
-    mismatches.sort_by(|a, b| a.fen.cmp(&b.fen));
-    check.checked = checked.into_inner();
-    check.mismatch_count = found.into_inner();
-    check.mismatches = mismatches;
-}
-
-/// The table value of a WLD code.
-fn wdl_value(code: u8) -> TableValue {
-    TableValue {
-        wdl: Wdl::from_code(code).unwrap_or(Wdl::Draw),
-        distance: None,
-    }
 }
 
 /// Verifies the tables `options` names (or all in the directory), in
@@ -412,220 +309,15 @@ pub fn verify(options: &VerifyOptions) -> Result<Vec<TableCheck>, GenError> {
         };
         materials.sort_by_key(|m| m.build_key());
         materials.dedup();
-        // A pair solved for one table serves its mirror too.
-        let mut solved = None;
-        let mut checks = Vec::new();
-        for m in materials {
-            checks.push(check_table(options, m, &mut solved));
-            if format::dtc_path(&dir, m).exists() {
-                checks.push(check_dtc(options, m));
-            }
-        }
-        Ok(checks)
-    })
-}
-
-/// Checks one material's DTC file: its header, then every DTC (see the
-/// module's documentation).
-fn check_dtc(options: &VerifyOptions, material: Material) -> TableCheck {
-    let start = Instant::now();
-    let dir = table_dir(&options.dir, options.rule_set);
-    let path = format::dtc_path(&dir, material);
-    let mut check = TableCheck::new(material, path.clone());
-    let full = options.sample.is_none_or(|f| f >= 1.0);
-    let result = check_dtc_file(options, material, &path).and_then(|()| {
-        if full {
-            check_dtc_by_solving(options, material, &dir, &path, &mut check)
-        } else {
-            check_dtc_values(options, material, &mut check)
-        }
-    });
-    if let Err(e) = result {
-        check.problem = Some(TableProblem::of(&e));
-    }
-    check.seconds = start.elapsed().as_secs_f64();
-    check
-}
-
-fn check_dtc_file(
-    options: &VerifyOptions,
-    material: Material,
-    path: &Path,
-) -> Result<(), GenError> {
-    format::check_file_of(path, material, options.rule_set, ValueKind::Dtc)?;
-    Ok(())
-}
-
-/// A DTC as a table value, for a mismatch report.
-fn dtc_value(wdl: Wdl, dtc: u8) -> TableValue {
-    TableValue {
-        wdl,
-        distance: Some(dtc),
-    }
-}
-
-/// The file's bytes, no more than its header says it holds.
-fn read_table(path: &Path) -> Result<format::TableReader<Vec<u8>>, GenError> {
-    let length = format::read_header(path)?.file_length;
-    Ok(format::TableReader::new(format::read_regular(
-        path, length,
-    )?)?)
-}
-
-/// Every DTC against a new walk of the pair's slices, with the results the
-/// pair's tables state taken as known.
-fn check_dtc_by_solving(
-    options: &VerifyOptions,
-    material: Material,
-    dir: &Path,
-    path: &Path,
-    check: &mut TableCheck,
-) -> Result<(), GenError> {
-    let rule_set = options.rule_set;
-    let tb = crate::open_for_pair(&options.dir, rule_set, material, 256 << 20, 2 << 30)?;
-    let sides = group_solve::pair_sides(material, true)?;
-    let class = material.counted_ending();
-    for side in &sides {
-        let values = read_table(&format::table_path(dir, side.material))?.decode_all()?;
-        let kind = format::value_kind(side.material, rule_set);
-        // A capture position's stored value is "don't care": the prober
-        // resolves it (a man step may lead to one).
-        values
-            .par_iter()
-            .enumerate()
-            .try_for_each(|(i, &v)| -> Result<(), GenError> {
-                let pos = side.index.unrank(i as u64);
-                let wdl = if pos.has_capture() {
-                    fresh(&tb, &pos)?
-                } else if kind == ValueKind::Wdl {
-                    Wdl::from_code(v).unwrap_or(Wdl::Draw)
-                } else {
-                    TableValue::from_distance(format::DistanceValue::decode(v))
-                        .wdl_with(rule_set, class, None)
-                };
-                side.store(i as u64, wdl.code(), false);
-                Ok(())
-            })?;
-    }
-    let positions = sides.iter().map(|s| s.len()).sum();
-    let progress = Progress::new(&format!("verify {material} DTC"), positions, options.quiet);
-    let pair = group_solve::solve_dtc_of_known(&tb, rule_set, sides, &progress)?;
-    progress.finish();
-    let side = pair
-        .sides
-        .iter()
-        .find(|s| s.material == material)
-        .expect("the pair holds the material");
-    let stored = read_table(path)?.decode_all()?;
-    let mut checked = 0;
-    let mut found = 0;
-    let mut kept = Vec::new();
-    for (i, &byte) in stored.iter().enumerate() {
-        let i = i as u64;
-        let wdl = Wdl::from_code(side.code(i)).unwrap_or(Wdl::Draw);
-        if side.is_capture(i) || wdl == Wdl::Draw {
-            continue;
-        }
-        checked += 1;
-        if byte != side.dtc(i) {
-            found += 1;
-            if kept.len() < KEEP {
-                kept.push(Mismatch {
-                    fen: side.index.unrank(i).to_string(),
-                    stored: dtc_value(wdl, byte),
-                    expected: dtc_value(wdl, side.dtc(i)),
-                });
-            }
-        }
-    }
-    finish_check(
-        check,
-        AtomicU64::new(checked),
-        AtomicU64::new(found),
-        Mutex::new(kept),
-    );
-    Ok(())
-}
-
-/// A sample of DTC values, each against its moves: the definition of DTC
-/// applied once (see `format::dtc_byte`).
-fn check_dtc_values(
-    options: &VerifyOptions,
-    material: Material,
-    check: &mut TableCheck,
-) -> Result<(), GenError> {
-    let tb = Tablebase::open(&options.dir, options.rule_set)?;
-    let index = MaterialIndex::new(material);
-    let fraction = options.sample.unwrap_or(1.0);
-    let checked = AtomicU64::new(0);
-    let found = AtomicU64::new(0);
-    let kept = Mutex::new(Vec::new());
-    let sampled: Vec<u64> = (0..index.count())
-        .into_par_iter()
-        .filter(|&i| in_sample(i, fraction))
-        .collect();
-    sampled
-        .par_iter()
-        .try_for_each(|&i| -> Result<(), GenError> {
-            let pos = index.unrank(i);
-            let Some(stored) = tb.probe_dtc(&pos)? else {
-                return Ok(());
-            };
-            if pos.has_capture() || pos.is_lost_by_no_moves() {
-                return Ok(());
-            }
-            checked.fetch_add(1, Ordering::Relaxed);
-            let (wdl, expected) = dtc_from_moves(&tb, &pos)?;
-            if expected != Some(stored) {
-                found.fetch_add(1, Ordering::Relaxed);
-                let mut k = kept.lock().expect("no panics while held");
-                if k.len() < KEEP {
-                    k.push(Mismatch {
-                        fen: pos.to_string(),
-                        stored: dtc_value(wdl, format::dtc_byte(stored)),
-                        expected: dtc_value(wdl, format::dtc_byte(expected.unwrap_or(0))),
-                    });
-                }
-            }
-            Ok(())
-        })?;
-    finish_check(check, checked, found, kept);
-    Ok(())
-}
-
-/// The result of `pos` with a freshly entered count (what a DTC keeps).
-fn fresh(tb: &Tablebase, pos: &rules::Position) -> Result<Wdl, GenError> {
-    if pos.pieces(pos.side_to_move()).is_empty() {
-        return Ok(Wdl::Loss);
-    }
-    let class = Material::of(pos).counted_ending();
-    Ok(tb.probe(pos)?.wdl_with(tb.rule_set(), class, None))
-}
-
-/// The DTC of a decided position without a capture, from its moves: the
-/// winner's least over moves that keep the win, the loser's most over all
-/// (a conversion counts 1, a king move one more than its successor's DTC).
-fn dtc_from_moves(tb: &Tablebase, pos: &rules::Position) -> Result<(Wdl, Option<u32>), GenError> {
-    let wdl = fresh(tb, pos)?;
-    let mut best: Option<u32> = None;
-    for mv in pos.legal_moves() {
-        let child = pos.play(&mv);
-        if wdl == Wdl::Win && fresh(tb, &child)? != Wdl::Loss {
-            continue;
-        }
-        let through = if pos.is_conversion(&mv) {
-            1
-        } else {
-            match tb.probe_dtc(&child)? {
-                Some(d) => (d + 1).min(u32::from(format::DTC_SATURATED)),
-                None => return Ok((wdl, None)),
-            }
+        let mut run = Run {
+            tb: None,
+            resolved: ResolvedTables::new(&dir, options.rule_set),
+            pair: None,
+            keep_below: materials.iter().map(|m| m.pieces()).max().unwrap_or(0),
         };
-        best = Some(match (best, wdl) {
-            (None, _) => through,
-            (Some(b), Wdl::Win) => b.min(through),
-            (Some(b), _) => b.max(through),
-        });
-    }
-    Ok((wdl, best))
+        Ok(materials
+            .into_iter()
+            .flat_map(|m| check_material(options, m, &mut run))
+            .collect())
+    })
 }

@@ -1,0 +1,40 @@
+//! Deliberate solver faults, for tests only (cargo feature
+//! `fault-injection`, which the `dtb` binary is never built with): a test
+//! switches one on, builds, and checks that `verify` rejects what the
+//! faulty solver wrote although every checksum in it is sound.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use format::{Material, Wdl};
+
+/// The material whose crownings are misread, packed as in [`pack`]
+/// (0: no fault).
+static MISREAD_CROWNINGS: AtomicU32 = AtomicU32::new(0);
+
+fn pack(m: Material) -> u32 {
+    1 << 31
+        | u32::from(m.white_men) << 24
+        | u32::from(m.white_kings) << 16
+        | u32::from(m.black_men) << 8
+        | u32::from(m.black_kings)
+}
+
+/// From now on (until called with `None`), the slice solver misreads
+/// every winning crowning of the side to move in `material`: it takes
+/// the crowned position, lost for the opponent, as drawn. The misread
+/// propagates through the slice as a real solver bug would, leaving
+/// values consistent with each other but not with the moves.
+pub fn misread_winning_crownings(material: Option<Material>) {
+    MISREAD_CROWNINGS.store(material.map_or(0, pack), Ordering::SeqCst);
+}
+
+/// The crowning value the slice solver goes on with, for a crowning from
+/// `material` whose crowned position is `wdl` for the opponent.
+#[inline]
+pub(crate) fn crowning_as_read(material: Material, wdl: Wdl) -> Wdl {
+    if wdl == Wdl::Loss && MISREAD_CROWNINGS.load(Ordering::Relaxed) == pack(material) {
+        Wdl::Draw
+    } else {
+        wdl
+    }
+}

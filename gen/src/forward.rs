@@ -1,0 +1,471 @@
+//! The forward check: every stored value, and every stored DTC, against
+//! the values of its moves, one ply forward.
+//!
+//! It shares no code with the solvers' propagation, levels or queues. A
+//! pair's two tables are decoded whole into memory and walked twice:
+//! first every position where the side to move must capture gets its
+//! value from its captures (its stored value is "don't care"), once, in
+//! place (see `resolved`); then every other position's moves are
+//! generated with the move generator, each successor is looked up (in the
+//! pair's resolved tables, or through the prober for a crowning), and the
+//! position's value is recomputed as the rules define it (`format::value_from_children`: won if some move leads to a position
+//! lost for the opponent, lost if every move leads to a won one, the draw
+//! counter's caps applied) and the DTC as `Tablebase::probe_dtc` defines
+//! it (a conversion counts 1, a king move one more than its successor's
+//! DTC; the winner's least over moves that keep the win, the loser's most
+//! over all).
+//!
+//! With the DTC files this check is complete: a table and its DTC that
+//! agree with their successors everywhere are the true ones (a win stored
+//! as a draw would need, somewhere down its winning line, a loss or a
+//! conversion that the check sees). Without them it proves the values
+//! consistent, which a set of positions that should be won but are all
+//! stored as drawn and only lead to each other would also be.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use format::{
+    child_view, table_position, value_from_children, ChildView, Material, RuleSet, TableValue,
+    UnrankCursor, Wdl,
+};
+use probe::Tablebase;
+use rayon::prelude::*;
+use rules::{Move, Position};
+
+use crate::error::GenError;
+use crate::progress::Progress;
+use crate::resolved::{bit, ResolvedTable, ResolvedTables, CHUNK};
+
+/// How many mismatches a verdict keeps (it counts them all).
+pub(crate) const KEEP: usize = 20;
+
+/// A stored value that its successors contradict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The position, White to move, in PDN.
+    pub fen: String,
+    /// What the table says.
+    pub stored: TableValue,
+    /// What the moves say.
+    pub expected: TableValue,
+}
+
+/// The running count of one file's check, shared by the worker threads.
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Positions compared.
+    pub(crate) checked: AtomicU64,
+    /// Mismatches found.
+    pub(crate) found: AtomicU64,
+    /// The first mismatches (at most [`KEEP`], in no particular order).
+    pub(crate) kept: Mutex<Vec<Mismatch>>,
+}
+
+impl Tally {
+    /// Puts the counts and the first mismatches (sorted) into `check`.
+    pub(crate) fn finish(self, check: &mut crate::verify::TableCheck) {
+        let mut mismatches = self.kept.into_inner().expect("no panics while held");
+        mismatches.sort_by(|a, b| a.fen.cmp(&b.fen));
+        check.checked = self.checked.into_inner();
+        check.mismatch_count = self.found.into_inner();
+        check.mismatches = mismatches;
+    }
+
+    fn record(&self, checked: u64, mismatches: &mut Vec<Mismatch>) {
+        self.checked.fetch_add(checked, Ordering::Relaxed);
+        if mismatches.is_empty() {
+            return;
+        }
+        self.found
+            .fetch_add(mismatches.len() as u64, Ordering::Relaxed);
+        let mut kept = self.kept.lock().expect("no panics while held");
+        let room = KEEP.saturating_sub(kept.len());
+        kept.extend(mismatches.drain(..).take(room));
+        mismatches.clear();
+    }
+}
+
+/// One side of the pair under check: its resolved table, which of its
+/// positions must capture, and its DTC file's bytes when that is checked
+/// (with 1 at capture positions and 0 where there is no move: what
+/// `probe_dtc` answers there without reading the file).
+struct PairSide {
+    table: ResolvedTable,
+    capture: Vec<u64>,
+    dtc: Option<Vec<u8>>,
+}
+
+/// A pair's tables (one for a symmetric material) resolved in memory,
+/// ready for the second pass over either side.
+pub(crate) struct PairCheck {
+    rule_set: RuleSet,
+    sides: Vec<PairSide>,
+}
+
+/// The DTC files of a pair, decoded: the material's and its mirror's
+/// (the mirror's is empty for a symmetric material).
+pub(crate) type DtcPair = (Vec<u8>, Vec<u8>);
+
+impl PairCheck {
+    /// Decodes and resolves the tables of `material` and its mirror, with
+    /// their DTC files if given; `resolved` must hold the tables their
+    /// captures lead to (see [`ResolvedTables::prepare_for`]).
+    pub(crate) fn load(
+        resolved: &ResolvedTables,
+        material: Material,
+        dtc: Option<DtcPair>,
+    ) -> Result<PairCheck, GenError> {
+        let with_dtc = dtc.is_some();
+        let (own_dtc, mirror_dtc) = match dtc {
+            Some((own, mirror)) => (Some(own), Some(mirror)),
+            None => (None, None),
+        };
+        let side = |m: Material, dtc: Option<Vec<u8>>| -> Result<PairSide, GenError> {
+            let (table, flags) = resolved.resolve(m, with_dtc)?;
+            let dtc = dtc.map(|mut bytes| {
+                for (i, byte) in bytes.iter_mut().enumerate() {
+                    if bit(&flags.capture, i as u64) {
+                        *byte = 1;
+                    } else if bit(&flags.no_moves, i as u64) {
+                        *byte = 0;
+                    }
+                }
+                bytes
+            });
+            Ok(PairSide {
+                table,
+                capture: flags.capture,
+                dtc,
+            })
+        };
+        let mut sides = vec![side(material, own_dtc)?];
+        if !material.is_symmetric() {
+            sides.push(side(material.mirrored(), mirror_dtc)?);
+        }
+        Ok(PairCheck {
+            rule_set: resolved.rule_set(),
+            sides,
+        })
+    }
+
+    /// Whether this pair holds `material`, with DTC files if `with_dtc`.
+    pub(crate) fn holds(&self, material: Material, with_dtc: bool) -> bool {
+        self.sides
+            .iter()
+            .any(|s| s.table.material == material && s.dtc.is_some() == with_dtc)
+    }
+
+    /// The pair's resolved tables, for the materials whose captures lead
+    /// to them.
+    pub(crate) fn into_tables(self) -> impl Iterator<Item = ResolvedTable> {
+        self.sides.into_iter().map(|s| s.table)
+    }
+
+    fn side(&self, material: Material) -> &PairSide {
+        let at = self.sides.iter().position(|s| s.table.material == material);
+        &self.sides[at.unwrap_or(0)]
+    }
+
+    /// The second pass over `material` (a side of this pair): every
+    /// position that `keep` accepts and that has no capture, against its
+    /// moves, counted into `tallies` (values, DTC). `tb` answers for the
+    /// crownings.
+    pub(crate) fn check(
+        &self,
+        tb: &Tablebase,
+        material: Material,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+        tallies: (&Tally, &Tally),
+        progress: &Progress,
+    ) -> Result<(), GenError> {
+        let walk = Walk {
+            tb,
+            rule_set: self.rule_set,
+            own: self.side(material),
+            mirror: self.side(material.mirrored()),
+        };
+        let count = walk.own.table.index.count();
+        (0..count.div_ceil(CHUNK))
+            .into_par_iter()
+            .try_for_each_init(Walker::default, |walker, c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(count);
+                let positions = range.end - range.start;
+                walker.check_chunk(&walk, range, keep)?;
+                tallies
+                    .0
+                    .record(walker.checked, &mut walker.value_mismatches);
+                tallies
+                    .1
+                    .record(walker.dtc_checked, &mut walker.dtc_mismatches);
+                progress.advance(positions);
+                Ok(())
+            })
+    }
+}
+
+/// What the second pass over one side reads.
+struct Walk<'a> {
+    tb: &'a Tablebase,
+    rule_set: RuleSet,
+    own: &'a PairSide,
+    mirror: &'a PairSide,
+}
+
+/// A position seen from its king moves' successors: the mirror's frame
+/// (the board turned, colours swapped), where the moving White king is a
+/// Black king and nothing else changes, so that a successor's index is
+/// the men's part, fixed, plus the rank of the kings.
+struct MirrorFrame {
+    /// The index of the position's men in the mirror, times the king
+    /// placements per placement of the men.
+    men_part: u64,
+    /// Both colours' men, in the mirror's frame (dense masks).
+    men: u64,
+    /// The mirror's White kings (the position's Black kings).
+    white_kings: u64,
+    /// The mirror's Black kings (the position's White kings).
+    black_kings: u64,
+}
+
+impl MirrorFrame {
+    fn of(pos: &Position, mirror: &ResolvedTable) -> MirrorFrame {
+        use rules::{dense, Color};
+        let white = dense::flip(pos.pieces(Color::White).to_dense());
+        let black = dense::flip(pos.pieces(Color::Black).to_dense());
+        let kings =
+            dense::flip(pos.kings(Color::White).to_dense() | pos.kings(Color::Black).to_dense());
+        // The mirror's White is the position's Black.
+        let (white_men, white_kings) = (black & !kings, black & kings);
+        let (black_men, black_kings) = (white & !kings, white & kings);
+        let men = white_men | black_men;
+        let full = mirror
+            .index
+            .rank_masks(white_men, white_kings, black_men, black_kings);
+        MirrorFrame {
+            men_part: full - mirror.index.king_rank(men, white_kings, black_kings),
+            men,
+            white_kings,
+            black_kings,
+        }
+    }
+
+    /// The mirror's index of the successor of king move `mv`.
+    #[inline]
+    fn king_move_index(&self, mv: &Move, mirror: &ResolvedTable) -> u64 {
+        let flipped = |sq: rules::Square| 1u64 << (50 - u32::from(sq.number()));
+        let black_kings = self.black_kings ^ flipped(mv.from()) ^ flipped(mv.to());
+        self.men_part
+            + mirror
+                .index
+                .king_rank(self.men, self.white_kings, black_kings)
+    }
+}
+
+fn corrupt(material: Material, what: &str) -> GenError {
+    GenError::Internal(format!("{material}: {what}"))
+}
+
+/// One successor, as the checks need it.
+struct Successor {
+    /// Its value as the parent sees it (the counter passed on).
+    view: ChildView,
+    /// Its result with a freshly entered count (what a DTC keeps).
+    fresh: Wdl,
+    /// The DTC through this move: 1 for a conversion, else one more than
+    /// the successor's (`None` where the successor has none: a draw).
+    dtc: Option<u32>,
+}
+
+/// One worker's buffers and counts.
+#[derive(Default)]
+struct Walker {
+    cursor: UnrankCursor,
+    moves: Vec<Move>,
+    successors: Vec<Successor>,
+    checked: u64,
+    dtc_checked: u64,
+    value_mismatches: Vec<Mismatch>,
+    dtc_mismatches: Vec<Mismatch>,
+}
+
+impl Walker {
+    fn check_chunk(
+        &mut self,
+        walk: &Walk<'_>,
+        range: Range<u64>,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Result<(), GenError> {
+        self.checked = 0;
+        self.dtc_checked = 0;
+        for i in range {
+            if bit(&walk.own.capture, i) || !keep(i) {
+                continue;
+            }
+            let pos = walk.own.table.index.unrank_with(i, &mut self.cursor);
+            self.check_position(walk, i, &pos)?;
+        }
+        Ok(())
+    }
+
+    /// Compares the stored value (and DTC) of position `i` with what its
+    /// moves give.
+    fn check_position(&mut self, walk: &Walk<'_>, i: u64, pos: &Position) -> Result<(), GenError> {
+        let rule_set = walk.rule_set;
+        let class = walk.own.table.material.counted_ending();
+        let stored = walk.own.table.value(i)?;
+        // In a WLD table without DTC one lost successor settles the value
+        // (a win, whatever the other moves give): the rest are not read.
+        let settles_early = class.is_none() && walk.own.dtc.is_none();
+        let mut moves = std::mem::take(&mut self.moves);
+        pos.generate_moves(&mut moves);
+        self.successors.clear();
+        let frame = MirrorFrame::of(pos, &walk.mirror.table);
+        for mv in &moves {
+            let successor = if pos.is_conversion(mv) {
+                self.successor(walk, &pos.play(mv), true)?
+            } else {
+                let i = frame.king_move_index(mv, &walk.mirror.table);
+                debug_assert_eq!(
+                    i,
+                    walk.mirror
+                        .table
+                        .index
+                        .rank(&table_position(&pos.play(mv)).1)
+                );
+                self.king_move_successor(walk, i)?
+            };
+            let lost = successor.view.wdl == Wdl::Loss;
+            self.successors.push(successor);
+            if lost && settles_early {
+                break;
+            }
+        }
+        self.moves = moves;
+        let expected =
+            value_from_children(rule_set, class, pos, self.successors.iter().map(|s| s.view));
+        self.checked += 1;
+        if stored != expected {
+            self.value_mismatches.push(Mismatch {
+                fen: pos.to_string(),
+                stored,
+                expected,
+            });
+        }
+        if let Some(dtc) = &walk.own.dtc {
+            let fresh = stored.wdl_with(rule_set, class, None);
+            // A wrong value is reported as such; its DTC means nothing.
+            // Where there is no move the DTC is 0 without reading the file.
+            if stored == expected && fresh != Wdl::Draw && !self.successors.is_empty() {
+                self.check_dtc(dtc[i as usize], fresh, pos);
+            }
+        }
+        Ok(())
+    }
+
+    /// The successor `child` (reached by a quiet move, a conversion if
+    /// `conversion`).
+    fn successor(
+        &mut self,
+        walk: &Walk<'_>,
+        child: &Position,
+        conversion: bool,
+    ) -> Result<Successor, GenError> {
+        let rule_set = walk.rule_set;
+        let (material, normal) = table_position(child);
+        let (value, own_dtc) = if material == walk.mirror.table.material {
+            let i = walk.mirror.table.index.rank(&normal);
+            let dtc = walk.mirror.dtc.as_ref().map(|d| u32::from(d[i as usize]));
+            (walk.mirror.table.value(i)?, dtc)
+        } else if material.pieces() == walk.own.table.material.pieces() {
+            // A crowning (a conversion): the prober reads that table.
+            (walk.tb.probe(child)?, None)
+        } else {
+            return Err(corrupt(material, "reached by a quiet move"));
+        };
+        let child_class = material.counted_ending();
+        let fresh = value.wdl_with(rule_set, child_class, None);
+        let dtc = if conversion {
+            Some(1)
+        } else if fresh == Wdl::Draw {
+            None
+        } else {
+            own_dtc.map(|d| (d + 1).min(u32::from(format::DTC_SATURATED)))
+        };
+        Ok(Successor {
+            view: child_view(
+                rule_set,
+                walk.own.table.material.counted_ending(),
+                material,
+                value,
+            ),
+            fresh,
+            dtc,
+        })
+    }
+
+    /// The successor at index `i` of the mirror, reached by a king move.
+    #[inline]
+    fn king_move_successor(&self, walk: &Walk<'_>, i: u64) -> Result<Successor, GenError> {
+        let rule_set = walk.rule_set;
+        let material = walk.mirror.table.material;
+        let value = walk.mirror.table.value(i)?;
+        let fresh = value.wdl_with(rule_set, material.counted_ending(), None);
+        let dtc = match &walk.mirror.dtc {
+            Some(dtc) if fresh != Wdl::Draw => {
+                Some((u32::from(dtc[i as usize]) + 1).min(u32::from(format::DTC_SATURATED)))
+            }
+            _ => None,
+        };
+        Ok(Successor {
+            view: child_view(
+                rule_set,
+                walk.own.table.material.counted_ending(),
+                material,
+                value,
+            ),
+            fresh,
+            dtc,
+        })
+    }
+
+    /// Compares a stored DTC byte of a decided position (whose value its
+    /// moves confirm) with the DTC its moves give: the winner's least over
+    /// the moves that keep the win, the loser's most over all.
+    fn check_dtc(&mut self, stored: u8, fresh: Wdl, pos: &Position) {
+        self.dtc_checked += 1;
+        let mut best: Option<u32> = None;
+        for s in &self.successors {
+            if fresh == Wdl::Win && s.fresh != Wdl::Loss {
+                continue;
+            }
+            best = match (best, s.dtc, fresh) {
+                // A move without a DTC (a drawn one, which a confirmed
+                // loss cannot have): nothing can be expected.
+                (_, None, _) => return self.dtc_mismatch(pos, fresh, stored, None),
+                (None, Some(d), _) => Some(d),
+                (Some(b), Some(d), Wdl::Win) => Some(b.min(d)),
+                (Some(b), Some(d), _) => Some(b.max(d)),
+            };
+        }
+        let expected = best.map(format::dtc_byte);
+        if expected != Some(stored) {
+            self.dtc_mismatch(pos, fresh, stored, expected);
+        }
+    }
+
+    fn dtc_mismatch(&mut self, pos: &Position, fresh: Wdl, stored: u8, expected: Option<u8>) {
+        self.dtc_mismatches.push(Mismatch {
+            fen: pos.to_string(),
+            stored: TableValue {
+                wdl: fresh,
+                distance: Some(stored),
+            },
+            expected: TableValue {
+                wdl: fresh,
+                distance: expected,
+            },
+        });
+    }
+}

@@ -1,0 +1,275 @@
+//! Tables decoded whole with every capture position resolved: the first
+//! pass of the forward check (see `forward`).
+//!
+//! A stored value of a position where the side to move must capture is
+//! "don't care"; its real value is the best of its captures, each leading
+//! to a smaller material. Here each table is decoded into memory and each
+//! of its capture positions gets that value, once, in place, from smaller
+//! tables resolved the same way before it: after that, every successor's
+//! value is one array read. The values are the ones the files state (the
+//! prober's answers), found without the prober or the solvers.
+
+use std::path::{Path, PathBuf};
+
+use format::{
+    child_view, table_position, value_from_children, ChildView, DistanceValue, Material,
+    MaterialIndex, RuleSet, TableValue, UnrankCursor, ValueKind, Wdl,
+};
+use rayon::prelude::*;
+use rules::{Move, Position};
+
+use crate::error::GenError;
+
+/// Positions per unit of parallel work (a multiple of 64, so that a
+/// chunk's flags are whole words, and of 4, so that its WLD codes are
+/// whole bytes).
+pub(crate) const CHUNK: u64 = 4096;
+
+/// One table decoded whole, every capture position holding its resolved
+/// value.
+pub(crate) struct ResolvedTable {
+    pub(crate) material: Material,
+    pub(crate) index: MaterialIndex,
+    kind: ValueKind,
+    /// The stored stream (2-bit WLD codes or distance bytes).
+    values: Vec<u8>,
+}
+
+/// What the first pass learnt of each position of a table besides its
+/// value: a bit per position in each.
+pub(crate) struct PositionFlags {
+    /// The side to move must capture.
+    pub(crate) capture: Vec<u64>,
+    /// The side to move has no move at all (only when asked for).
+    pub(crate) no_moves: Vec<u64>,
+}
+
+/// Whether bit `i` of `words` is set.
+#[inline]
+pub(crate) fn bit(words: &[u64], i: u64) -> bool {
+    words[(i / 64) as usize] >> (i % 64) & 1 == 1
+}
+
+impl ResolvedTable {
+    /// The value of position `i`, captures resolved.
+    #[inline]
+    pub(crate) fn value(&self, i: u64) -> Result<TableValue, GenError> {
+        let i = i as usize;
+        Ok(match self.kind {
+            ValueKind::Wdl => TableValue {
+                wdl: Wdl::from_code(format::wdl_code(&self.values, i)).ok_or_else(|| {
+                    GenError::Internal(format!("{}: invalid WLD code", self.material))
+                })?,
+                distance: None,
+            },
+            ValueKind::Distance | ValueKind::Dtc => {
+                TableValue::from_distance(DistanceValue::decode(self.values[i]))
+            }
+        })
+    }
+}
+
+/// Writes `value` as position `local` of a stream of `kind`.
+fn store(kind: ValueKind, values: &mut [u8], local: usize, value: TableValue) {
+    match kind {
+        ValueKind::Wdl => {
+            let shift = 2 * (local % 4);
+            let byte = &mut values[local / 4];
+            *byte = *byte & !(3 << shift) | value.wdl.code() << shift;
+        }
+        ValueKind::Distance | ValueKind::Dtc => {
+            values[local] = DistanceValue {
+                wdl: value.wdl,
+                plies: value.distance.unwrap_or(0),
+            }
+            .encode();
+        }
+    }
+}
+
+/// The resolved tables of one rule set's folder that captures lead to,
+/// kept for a whole run (smaller materials first).
+pub(crate) struct ResolvedTables {
+    dir: PathBuf,
+    rule_set: RuleSet,
+    /// By [`slot`] of the material.
+    tables: Vec<Option<ResolvedTable>>,
+}
+
+/// The most pieces of one kind a side of a resolved table has, plus one.
+const RADIX: usize = probe::MAX_TABLE_PIECES as usize + 1;
+
+/// Where a material's table is kept (a direct index: this lookup is on
+/// the hot path of the first pass).
+fn slot(m: Material) -> usize {
+    let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+    counts
+        .iter()
+        .fold(0, |at, &c| at * RADIX + usize::from(c).min(RADIX - 1))
+}
+
+impl ResolvedTables {
+    /// None yet, for the tables of `rule_set` in `dir` (the rule set's
+    /// folder).
+    pub(crate) fn new(dir: &Path, rule_set: RuleSet) -> ResolvedTables {
+        ResolvedTables {
+            dir: dir.to_path_buf(),
+            rule_set,
+            tables: std::iter::repeat_with(|| None).take(RADIX.pow(4)).collect(),
+        }
+    }
+
+    /// The rule set.
+    pub(crate) fn rule_set(&self) -> RuleSet {
+        self.rule_set
+    }
+
+    /// `material`'s table, if resolved and kept.
+    #[inline]
+    fn get(&self, material: Material) -> Option<&ResolvedTable> {
+        self.tables[slot(material)]
+            .as_ref()
+            .filter(|t| t.material == material)
+    }
+
+    /// Keeps `table` for the materials whose captures lead to it.
+    pub(crate) fn keep(&mut self, table: ResolvedTable) {
+        let at = slot(table.material);
+        self.tables[at] = Some(table);
+    }
+
+    /// Resolves, smallest first, every table that a capture from
+    /// `material` leads to (directly or after more captures) and that is
+    /// not resolved yet.
+    pub(crate) fn prepare_for(&mut self, material: Material) -> Result<(), GenError> {
+        let mut needed = Vec::new();
+        let mut todo = vec![material];
+        while let Some(m) = todo.pop() {
+            for exit in m.exits() {
+                if exit.pieces() < m.pieces() && self.get(exit).is_none() && !needed.contains(&exit)
+                {
+                    needed.push(exit);
+                    todo.push(exit);
+                }
+            }
+        }
+        needed.sort_by_key(|m| m.build_key());
+        for m in needed {
+            let (table, _) = self.resolve(m, false)?;
+            self.keep(table);
+        }
+        Ok(())
+    }
+
+    /// Decodes `material`'s table and resolves its capture positions from
+    /// the smaller tables (which [`ResolvedTables::prepare_for`] readied),
+    /// flagging the positions without a move too if `no_moves`.
+    pub(crate) fn resolve(
+        &self,
+        material: Material,
+        no_moves: bool,
+    ) -> Result<(ResolvedTable, PositionFlags), GenError> {
+        let path = format::table_path(&self.dir, material);
+        let length = format::read_header(&path)?.file_length;
+        let reader = format::TableReader::new(format::read_regular(&path, length)?)?;
+        let index = MaterialIndex::new(material);
+        let words = index.count().div_ceil(64) as usize;
+        let mut table = ResolvedTable {
+            material,
+            kind: reader.header().value_kind,
+            values: reader.decode_all_raw()?,
+            index,
+        };
+        let mut flags = PositionFlags {
+            capture: vec![0; words],
+            no_moves: vec![0; words],
+        };
+        self.resolve_captures(&mut table, &mut flags, no_moves)?;
+        Ok((table, flags))
+    }
+
+    /// The first pass over `table`: flags and resolves every capture
+    /// position (and flags those without a move if `no_moves`).
+    fn resolve_captures(
+        &self,
+        table: &mut ResolvedTable,
+        flags: &mut PositionFlags,
+        no_moves: bool,
+    ) -> Result<(), GenError> {
+        let (index, kind) = (&table.index, table.kind);
+        let count = index.count();
+        let value_bytes = kind.raw_len(CHUNK) as usize;
+        let flag_words = (CHUNK / 64) as usize;
+        table
+            .values
+            .par_chunks_mut(value_bytes)
+            .zip(flags.capture.par_chunks_mut(flag_words))
+            .zip(flags.no_moves.par_chunks_mut(flag_words))
+            .enumerate()
+            .try_for_each_init(
+                || (UnrankCursor::default(), Vec::new()),
+                |(cursor, moves), (c, ((values, capture), none))| {
+                    let first = c as u64 * CHUNK;
+                    for i in first..(first + CHUNK).min(count) {
+                        let pos = index.unrank_with(i, cursor);
+                        let local = (i - first) as usize;
+                        if pos.has_capture() {
+                            capture[local / 64] |= 1 << (local % 64);
+                            pos.generate_captures(moves);
+                            store(kind, values, local, self.capture_value(&pos, moves)?);
+                        } else if no_moves && pos.is_lost_by_no_moves() {
+                            none[local / 64] |= 1 << (local % 64);
+                        }
+                    }
+                    Ok(())
+                },
+            )
+    }
+
+    /// The value of `pos`, whose legal moves are the captures `captures`:
+    /// the best of them, each successor read from its resolved table.
+    fn capture_value(&self, pos: &Position, captures: &[Move]) -> Result<TableValue, GenError> {
+        let class = Material::of(pos).counted_ending();
+        let mut failure = None;
+        let mut settled = false;
+        let views = captures.iter().map_while(|mv| {
+            if settled {
+                return None;
+            }
+            match self.capture_successor(class, &pos.play(mv)) {
+                Ok(view) => {
+                    // Outside the counted endings no distance is kept: one
+                    // lost successor settles the value.
+                    settled = class.is_none() && view.wdl == Wdl::Loss;
+                    Some(view)
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    None
+                }
+            }
+        });
+        let value = value_from_children(self.rule_set, class, pos, views);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(value),
+        }
+    }
+
+    /// How a parent of class `class` sees `child`, reached by a capture.
+    fn capture_successor(
+        &self,
+        class: Option<rules::CountedEnding>,
+        child: &Position,
+    ) -> Result<ChildView, GenError> {
+        if child.pieces(child.side_to_move()).is_empty() {
+            return Ok(ChildView::LOST);
+        }
+        let (material, normal) = table_position(child);
+        let table = self.get(material).ok_or_else(|| {
+            GenError::Internal(format!("{material} was not resolved before its use"))
+        })?;
+        let value = table.value(table.index.rank(&normal))?;
+        Ok(child_view(self.rule_set, class, material, value))
+    }
+}
