@@ -6,7 +6,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use format::{Material, MaterialIndex, RuleSet};
 use gen::{generate, GenOptions};
-use probe::{Tablebase, TablebaseOptions};
+use probe::{Storage, Tablebase, TablebaseOptions};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use rules::Position;
 
@@ -62,6 +62,33 @@ fn bench_probe(c: &mut Criterion) {
     )
     .unwrap();
     group.bench_function("block_decode", |b| {
+        b.iter(|| {
+            quiet
+                .iter()
+                .filter(|p| cold.probe_wdl(black_box(p), None).is_ok())
+                .count()
+        })
+    });
+    // The same two over positioned reads instead of a mapping.
+    let pread = |cache_bytes| {
+        let options =
+            TablebaseOptions::with_cache_bytes(cache_bytes).with_storage(Storage::PositionedReads);
+        Tablebase::open_with(dir.path(), RuleSet::Fmjd, options).unwrap()
+    };
+    let warm = pread(64 << 20);
+    for p in &quiet {
+        warm.probe_wdl(p, None).expect("probe");
+    }
+    group.bench_function("pread_cached_non_capture", |b| {
+        b.iter(|| {
+            quiet
+                .iter()
+                .filter(|p| warm.probe_wdl(black_box(p), None).is_ok())
+                .count()
+        })
+    });
+    let cold = pread(1);
+    group.bench_function("pread_block_decode", |b| {
         b.iter(|| {
             quiet
                 .iter()

@@ -34,7 +34,8 @@
  * opens it again (and answers from the new content if valid) or returns
  * DTB_ERR_CORRUPTED_TABLE. A file cut short *during* a read raises SIGBUS,
  * which ends the process as with any mapped file, unless the program asked
- * for dtb_install_sigbus_guard() (see there). The library installs no
+ * for dtb_install_sigbus_guard() (see there) or opened the tables with
+ * DTB_STORAGE_PREAD (dtb_open_with), which never maps them. The library installs no
  * signal handler by itself. A program that installs its own SIGBUS handler
  * after the guard should pass unknown signals on to the previous one.
  *
@@ -134,6 +135,22 @@ typedef struct DtbTablebase dtb_tablebase;
  * Threads: may be called from any thread.
  */
 dtb_tablebase *dtb_open(const char *dir, int rules, uint64_t cache_bytes);
+
+/* How dtb_open_with reads table files. */
+#define DTB_STORAGE_MAPPED 0 /* memory-mapped, as dtb_open does */
+#define DTB_STORAGE_PREAD 1  /* positioned reads (pread): never mapped */
+
+/*
+ * dtb_open, choosing how files are read. DTB_STORAGE_MAPPED maps them
+ * (the page cache is shared between processes; see "Table files" above
+ * for a file cut short during a read). DTB_STORAGE_PREAD reads each block
+ * with one positioned read into the block cache: no mapping, no SIGBUS
+ * ever (a file cut short gives DTB_ERR_CORRUPTED_TABLE), for tables on a
+ * network filesystem or a program that owns SIGBUS. Any other `storage`
+ * returns NULL (DTB_ERR_BAD_ARGUMENT's message in dtb_last_error).
+ * Ownership and threads: as dtb_open.
+ */
+dtb_tablebase *dtb_open_with(const char *dir, int rules, uint64_t cache_bytes, int storage);
 
 /*
  * Closes a handle from dtb_open and frees its memory: DTB_OK (also for

@@ -19,7 +19,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use probe::{ProbeError, RuleSet, Tablebase, TablebaseOptions, Wdl};
+use probe::{ProbeError, RuleSet, Storage, Tablebase, TablebaseOptions, Wdl};
 use rules::{Color, Position};
 
 /// Success.
@@ -51,6 +51,10 @@ pub const DTB_RULES_FMJD: c_int = RuleSet::Fmjd.code() as c_int;
 /// FMJD rules plus the long-diagonal limit: the header code of
 /// [`RuleSet::FmjdDiagonal`].
 pub const DTB_RULES_FMJD_DIAGONAL: c_int = RuleSet::FmjdDiagonal.code() as c_int;
+/// `dtb_open_with`: tables memory-mapped (as `dtb_open` does).
+pub const DTB_STORAGE_MAPPED: c_int = 0;
+/// `dtb_open_with`: tables read with positioned reads, never mapped.
+pub const DTB_STORAGE_PREAD: c_int = 1;
 
 /// What a `dtb_tablebase *` handle names (opaque to C). Never instantiated:
 /// a handle is a registry number with the type of a pointer to this.
@@ -269,12 +273,26 @@ unsafe fn with_fen(
 }
 
 /// Opens the tables of `rules` (a `DTB_RULES_*` code: the file header's
-/// [`RuleSet::code`]) under `dir`. NULL on error (see `dtb_last_error`).
+/// [`RuleSet::code`]) under `dir`, memory-mapped. NULL on error (see
+/// `dtb_last_error`).
 #[no_mangle]
 pub unsafe extern "C" fn dtb_open(
     dir: *const c_char,
     rules: c_int,
     cache_bytes: u64,
+) -> *mut DtbTablebase {
+    // SAFETY: forwarded caller contract.
+    unsafe { dtb_open_with(dir, rules, cache_bytes, DTB_STORAGE_MAPPED) }
+}
+
+/// `dtb_open` with the way files are read: `DTB_STORAGE_MAPPED` or
+/// `DTB_STORAGE_PREAD` (positioned reads, see [`Storage`]).
+#[no_mangle]
+pub unsafe extern "C" fn dtb_open_with(
+    dir: *const c_char,
+    rules: c_int,
+    cache_bytes: u64,
+    storage: c_int,
 ) -> *mut DtbTablebase {
     let result = catch_unwind(AssertUnwindSafe(|| {
         if dir.is_null() {
@@ -294,10 +312,22 @@ pub unsafe extern "C" fn dtb_open(
             ));
             return std::ptr::null_mut();
         };
+        let storage = match storage {
+            DTB_STORAGE_MAPPED => Storage::Mapped,
+            DTB_STORAGE_PREAD => Storage::PositionedReads,
+            _ => {
+                set_error(&format!(
+                    "storage must be DTB_STORAGE_MAPPED ({DTB_STORAGE_MAPPED}) or \
+                     DTB_STORAGE_PREAD ({DTB_STORAGE_PREAD})"
+                ));
+                return std::ptr::null_mut();
+            }
+        };
         let options = match cache_bytes {
             0 => TablebaseOptions::default(),
             bytes => TablebaseOptions::with_cache_bytes(bytes),
-        };
+        }
+        .with_storage(storage);
         match Tablebase::open_with(dir, rule_set, options) {
             Ok(tb) => register(tb),
             Err(e) => {

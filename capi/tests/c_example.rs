@@ -160,31 +160,36 @@ fn a_table_cut_short_under_a_c_program_is_an_error_not_a_crash() {
         .parent()
         .unwrap()
         .to_path_buf();
-    let dir = tempfile::tempdir().unwrap();
-    let material: Material = "KKM-K".parse().unwrap();
-    let mut options = GenOptions::new(dir.path(), RuleSet::Fmjd, 4);
-    options.materials = vec![material];
-    generate(&options).unwrap();
-    let exe = dir.path().join("truncated_table");
+    let build = tempfile::tempdir().unwrap();
+    let exe = build.path().join("truncated_table");
     compile_c(&root, &root.join("capi/tests/c/truncated_table.c"), &exe);
-    let count = format::MaterialIndex::new(material).count();
-    let first = quiet_position(material, 0);
-    let far = quiet_position(material, count - 20_000);
-    let table = dir.path().join("fmjd").join(material.file_name());
-    let run = Command::new(&exe)
-        .arg(dir.path())
-        .arg(&table)
-        .args([first.to_string(), far.to_string(), "W:WK1:BK50".to_string()])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert!(run.status.success(), "{:?}: {stdout}", run.status);
-    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
-    let wdl = |p: &Position| wdl_int(tb.probe_wdl(p, None).unwrap());
-    let expected = format!(
-        "before rc=0 wdl={}\ntruncated rc=-4 wdl=9\nother rc=0 wdl=0\nrewritten rc=0 wdl={}\nclosed rc=0\n",
-        wdl(&first),
-        wdl(&far)
-    );
-    assert_eq!(stdout, expected);
+    // Mapped with the guard, then read with pread and no guard at all.
+    for extra in [None, Some("pread")] {
+        let dir = tempfile::tempdir().unwrap();
+        let material: Material = "KKM-K".parse().unwrap();
+        let mut options = GenOptions::new(dir.path(), RuleSet::Fmjd, 4);
+        options.materials = vec![material];
+        generate(&options).unwrap();
+        let count = format::MaterialIndex::new(material).count();
+        let first = quiet_position(material, 0);
+        let far = quiet_position(material, count - 20_000);
+        let table = dir.path().join("fmjd").join(material.file_name());
+        let run = Command::new(&exe)
+            .arg(dir.path())
+            .arg(&table)
+            .args([first.to_string(), far.to_string(), "W:WK1:BK50".to_string()])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+        assert!(run.status.success(), "{extra:?} {:?}: {stdout}", run.status);
+        let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
+        let wdl = |p: &Position| wdl_int(tb.probe_wdl(p, None).unwrap());
+        let expected = format!(
+            "before rc=0 wdl={}\ntruncated rc=-4 wdl=9\nother rc=0 wdl=0\nrewritten rc=0 wdl={}\nclosed rc=0\n",
+            wdl(&first),
+            wdl(&far)
+        );
+        assert_eq!(stdout, expected, "{extra:?}");
+    }
 }

@@ -123,6 +123,26 @@ fn each_rule_code_opens_the_tables_of_that_rule_set() {
             last_error()
         );
     }
+    // The storage modes: both answer; anything else is refused.
+    let dir = two_pieces(RuleSet::Fmjd);
+    let path = CString::new(dir.path().to_str().unwrap()).unwrap();
+    for storage in [DTB_STORAGE_MAPPED, DTB_STORAGE_PREAD] {
+        // SAFETY: `path` is a NUL-terminated string.
+        let tb = unsafe { dtb_open_with(path.as_ptr(), DTB_RULES_FMJD, 0, storage) };
+        assert!(!tb.is_null(), "{}", last_error());
+        assert_eq!(probe_kk(tb), DTB_OK, "storage {storage}");
+        assert_eq!(dtb_close(tb), DTB_OK);
+    }
+    for bad in [-1, 2] {
+        // SAFETY: `path` is a NUL-terminated string.
+        let tb = unsafe { dtb_open_with(path.as_ptr(), DTB_RULES_FMJD, 0, bad) };
+        assert!(tb.is_null());
+        assert!(
+            last_error().contains("DTB_STORAGE_PREAD (1)"),
+            "{}",
+            last_error()
+        );
+    }
 }
 
 #[test]

@@ -40,7 +40,7 @@ pub use files::{
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
 pub use index::{binomial, table_position, KingMoveRanks, KingWalk, MaterialIndex, UnrankCursor};
 pub use material::{Material, MAX_PIECES_PER_SIDE};
-pub use reader::{wdl_code, TableReader};
+pub use reader::{wdl_code, PositionedFile, TableReader, TableSource};
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};
 pub use writer::{
     sync_parent, temporary_path, TableSpec, TableWriter, DEFAULT_DISTANCE_BLOCK, DEFAULT_LEVEL,

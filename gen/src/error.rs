@@ -14,6 +14,14 @@ pub enum GenError {
     /// Writing a table failed.
     #[error(transparent)]
     Format(#[from] FormatError),
+    /// A table file read whole is damaged or cut short.
+    #[error("{path}: {source}")]
+    Table {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        source: FormatError,
+    },
     /// A file system operation failed.
     #[error("{path}: {source}")]
     Io {
@@ -48,6 +56,18 @@ pub enum GenError {
 }
 
 impl GenError {
+    /// Names the file `path` in an error met while reading it (an I/O
+    /// error names it already).
+    pub fn in_file(path: &std::path::Path, source: FormatError) -> GenError {
+        match source {
+            FormatError::Io { .. } => GenError::Format(source),
+            source => GenError::Table {
+                path: path.display().to_string(),
+                source,
+            },
+        }
+    }
+
     /// Wraps an I/O error with its path.
     pub fn io(path: &std::path::Path, source: std::io::Error) -> GenError {
         GenError::Io {

@@ -170,14 +170,16 @@ impl ResolvedTables {
         no_moves: bool,
     ) -> Result<(ResolvedTable, PositionFlags), GenError> {
         let path = format::table_path(&self.dir, material);
-        let length = format::read_header(&path)?.file_length;
-        let reader = format::TableReader::new(format::read_regular(&path, length)?)?;
+        let kind = format::value_kind(material, self.rule_set);
+        let reader = crate::verify::read_whole(&path, material, self.rule_set, kind)?;
         let index = MaterialIndex::new(material);
         let words = index.count().div_ceil(64) as usize;
         let mut table = ResolvedTable {
             material,
-            kind: reader.header().value_kind,
-            values: reader.decode_all_raw()?,
+            kind,
+            values: reader
+                .decode_all_raw()
+                .map_err(|e| GenError::in_file(&path, e))?,
             index,
         };
         let mut flags = PositionFlags {

@@ -105,6 +105,9 @@ impl TableProblem {
             GenError::Probe(p) if p.is_corrupted() => TableProblem::Corrupted(text),
             GenError::Format(f) if f.is_not_found() => TableProblem::Missing(text),
             GenError::Format(f) if f.is_corruption() => TableProblem::Corrupted(text),
+            GenError::Table { source, .. } if source.is_corruption() => {
+                TableProblem::Corrupted(text)
+            }
             _ => TableProblem::Failed(text),
         }
     }
@@ -200,12 +203,12 @@ fn check_file(
 
 /// The DTC files of `material` and of its mirror (none for a symmetric
 /// material), decoded whole.
-fn read_dtc_pair(dir: &Path, material: Material) -> Result<DtcPair, GenError> {
+fn read_dtc_pair(dir: &Path, rule_set: RuleSet, material: Material) -> Result<DtcPair, GenError> {
     let read = |m: Material| -> Result<Vec<u8>, GenError> {
         let path = format::dtc_path(dir, m);
-        let length = format::read_header(&path)?.file_length;
-        let reader = format::TableReader::new(format::read_regular(&path, length)?)?;
-        Ok(reader.decode_all()?)
+        read_whole(&path, m, rule_set, ValueKind::Dtc)?
+            .decode_all()
+            .map_err(|e| GenError::in_file(&path, e))
     };
     let own = read(material)?;
     let mirror = if material.is_symmetric() {
@@ -214,6 +217,33 @@ fn read_dtc_pair(dir: &Path, material: Material) -> Result<DtcPair, GenError> {
         read(material.mirrored())?
     };
     Ok((own, mirror))
+}
+
+/// The table or DTC file at `path`, read whole (no more than its header
+/// says it holds) and checked to hold `material`'s values of `kind` under
+/// `rule_set`, ready to decode.
+pub(crate) fn read_whole(
+    path: &Path,
+    material: Material,
+    rule_set: RuleSet,
+    kind: ValueKind,
+) -> Result<format::TableReader<Vec<u8>>, GenError> {
+    let read = || -> Result<_, format::FormatError> {
+        let length = format::read_header(path)?.file_length;
+        let reader = format::TableReader::new(format::read_regular(path, length)?)?;
+        let h = reader.header();
+        if (h.material, h.rule_set, h.value_kind) != (material, rule_set, kind) {
+            return Err(format::FormatError::Corrupt(format!(
+                "holds {} values of {} under {}, not {} values of {material} under {rule_set}",
+                h.value_kind.name(),
+                h.material,
+                h.rule_set,
+                kind.name()
+            )));
+        }
+        Ok(reader)
+    };
+    read().map_err(|e| GenError::in_file(path, e))
 }
 
 /// Makes `run` hold `material`'s pair, resolved, with its DTC files if
@@ -243,7 +273,7 @@ fn load_pair(
     let dtc_bytes = match dtc {
         Some(check) => {
             let dir = table_dir(&options.dir, options.rule_set);
-            match read_dtc_pair(&dir, material) {
+            match read_dtc_pair(&dir, options.rule_set, material) {
                 Ok(bytes) => Some(bytes),
                 Err(e) => {
                     check.problem = Some(TableProblem::of(&e));

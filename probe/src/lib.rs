@@ -44,7 +44,7 @@ mod tablebase;
 pub use error::ProbeError;
 pub use format::{table_dir, Material, RuleSet, TableValue, Wdl};
 pub use mapped::{install_sigbus_guard, sigbus_guard_installed};
-pub use tablebase::{MoveValue, Probe, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
+pub use tablebase::{MoveValue, Probe, Storage, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
-//! One opened table file: memory-mapped, validated, with an optional fully
-//! decoded copy for the generator.
+//! One opened table file: memory-mapped or read with positioned reads
+//! (see [`crate::Storage`]), validated, with an optional fully decoded
+//! copy for the generator.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -7,12 +8,44 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use format::{FormatError, Material, MaterialIndex, RuleSet, TableReader, ValueKind};
+use format::{
+    FormatError, Material, MaterialIndex, PositionedFile, RuleSet, TableReader, TableSource,
+    ValueKind,
+};
 use memmap2::Mmap;
 
 use crate::error::ProbeError;
 use crate::mapped::MappedRange;
-use crate::tablebase::FileKind;
+use crate::tablebase::{FileKind, Storage};
+
+/// A table file's bytes: mapped, or read block by block.
+pub(crate) enum Source {
+    Mapped(Mmap),
+    Read(PositionedFile),
+}
+
+impl TableSource for Source {
+    fn byte_len(&self) -> u64 {
+        match self {
+            Source::Mapped(map) => map.len() as u64,
+            Source::Read(file) => file.byte_len(),
+        }
+    }
+
+    fn in_memory(&self) -> Option<&[u8]> {
+        match self {
+            Source::Mapped(map) => Some(map),
+            Source::Read(_) => None,
+        }
+    }
+
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<(), FormatError> {
+        match self {
+            Source::Mapped(map) => (&map[..]).read_at(offset, out),
+            Source::Read(file) => file.read_at(offset, out),
+        }
+    }
+}
 
 /// Each opened table gets its own id, so that blocks decoded from a file
 /// that was later replaced are never mistaken for the new file's.
@@ -48,7 +81,7 @@ impl FileStamp {
 pub(crate) struct Table {
     pub(crate) id: u32,
     pub(crate) path: PathBuf,
-    pub(crate) reader: TableReader<Mmap>,
+    pub(crate) reader: TableReader<Source>,
     pub(crate) kind: ValueKind,
     pub(crate) per_block: u64,
     pub(crate) index: MaterialIndex,
@@ -56,50 +89,46 @@ pub(crate) struct Table {
     /// uncompressed streams joined (2 bits per position for WLD tables, a
     /// byte for distance tables; see `TableReader::decode_all_raw`).
     pub(crate) decoded: OnceLock<Vec<u8>>,
-    /// Where the file is mapped.
-    pub(crate) range: MappedRange,
+    /// Where the file is mapped (`None`: read with positioned reads).
+    range: Option<MappedRange>,
     file: File,
     stamp: FileStamp,
 }
 
 impl Table {
     /// Opens and validates `path`, which must hold `material`'s file of
-    /// `kind` built under `rule_set`.
+    /// `kind` built under `rule_set`, to be read as `storage` says.
     pub(crate) fn open(
         path: &Path,
         material: Material,
         rule_set: RuleSet,
         kind: FileKind,
+        storage: Storage,
     ) -> Result<Table, ProbeError> {
-        let (file, _) = format::open_regular(path).map_err(|e| open_error(e, path, material))?;
+        let (file, len) = format::open_regular(path).map_err(|e| open_error(e, path, material))?;
         let stamp = FileStamp::of(&file).map_err(|e| ProbeError::Io {
             path: path.to_path_buf(),
             source: e,
         })?;
-        // SAFETY: mapping a file is sound as long as its bytes are not
-        // changed or cut short while mapped. draughts-tb never does that
-        // (finished tables are renamed into place and never rewritten).
-        // Another process may: a rewrite in place is noticed by the file's
-        // stamp, checked before every read of the mapping (see
-        // `Table::unchanged`), and the table is then opened afresh; a cut
-        // in the middle of a read raises SIGBUS, which `mapped::guarded`
-        // turns into an error instead of the end of the process when the
-        // host installed the guard (`install_sigbus_guard`), and which
-        // ends the process otherwise (a signal, not undefined behaviour:
-        // the read never returns), unless a handler of the host's own
-        // resumes the read or jumps out of it, which is the host's
-        // responsibility. Every byte read is bounds-checked against the
-        // length validated here.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| ProbeError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
+        let (source, range) = match storage {
+            Storage::Mapped => {
+                let map = map_file(&file, path)?;
+                let range = MappedRange::of(&map);
+                (Source::Mapped(map), Some(range))
+            }
+            Storage::PositionedReads => {
+                let read = file.try_clone().map_err(|e| ProbeError::Io {
+                    path: path.to_path_buf(),
+                    source: e,
+                })?;
+                (Source::Read(PositionedFile::new(read, len, path)), None)
+            }
+        };
         let truncated = || ProbeError::Corrupted {
             path: path.to_path_buf(),
             source: FormatError::Truncated("the file was cut short while it was read".into()),
         };
-        let range = MappedRange::of(&map);
-        let reader = crate::mapped::guarded(range, || TableReader::new(map))
+        let reader = guarded(range, || TableReader::new(source))
             .map_err(|_| truncated())?
             .map_err(|source| ProbeError::Corrupted {
                 path: path.to_path_buf(),
@@ -124,6 +153,16 @@ impl Table {
         })
     }
 
+    /// Runs `read`, which reads this table's bytes, guarded against the
+    /// file being cut short under a mapping (see `mapped::guarded`);
+    /// positioned reads need no guard: a short read is an error.
+    pub(crate) fn guarded<T>(
+        &self,
+        read: impl FnOnce() -> T,
+    ) -> Result<T, crate::mapped::Truncated> {
+        guarded(self.range, read)
+    }
+
     /// Whether the file still has the length and modification time it had
     /// when mapped (one `fstat`; called before reading the mapping).
     pub(crate) fn unchanged(&self) -> bool {
@@ -136,6 +175,39 @@ impl Table {
             source,
         }
     }
+}
+
+/// Runs `read` under the SIGBUS guard of the mapping `range`, if any.
+fn guarded<T>(
+    range: Option<MappedRange>,
+    read: impl FnOnce() -> T,
+) -> Result<T, crate::mapped::Truncated> {
+    match range {
+        Some(range) => crate::mapped::guarded(range, read),
+        None => Ok(read()),
+    }
+}
+
+/// Maps `file` (at `path`) into memory.
+fn map_file(file: &File, path: &Path) -> Result<Mmap, ProbeError> {
+    // SAFETY: mapping a file is sound as long as its bytes are not
+    // changed or cut short while mapped. draughts-tb never does that
+    // (finished tables are renamed into place and never rewritten).
+    // Another process may: a rewrite in place is noticed by the file's
+    // stamp, checked before every read of the mapping (see
+    // `Table::unchanged`), and the table is then opened afresh; a cut
+    // in the middle of a read raises SIGBUS, which `mapped::guarded`
+    // turns into an error instead of the end of the process when the
+    // host installed the guard (`install_sigbus_guard`), and which
+    // ends the process otherwise (a signal, not undefined behaviour:
+    // the read never returns), unless a handler of the host's own
+    // resumes the read or jumps out of it, which is the host's
+    // responsibility. Every byte read is bounds-checked against the
+    // length validated here.
+    unsafe { Mmap::map(file) }.map_err(|e| ProbeError::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })
 }
 
 fn open_error(e: FormatError, path: &Path, material: Material) -> ProbeError {

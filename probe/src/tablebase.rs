@@ -21,6 +21,23 @@ use crate::table::Table;
 pub const MAX_TABLE_PIECES: u32 = 10;
 const SLOT_RADIX: usize = 11;
 
+/// How a [`Tablebase`] reads its files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Storage {
+    /// Memory-mapped (the default): blocks are read in place, the page
+    /// cache is shared between processes. A file cut short by another
+    /// process *during* a read raises SIGBUS (see
+    /// [`crate::install_sigbus_guard`]).
+    #[default]
+    Mapped,
+    /// Positioned reads (`pread`) of each block into the block cache:
+    /// one system call per block decoded, no mapping, no signal ever (a
+    /// file cut short gives an error). For tables on network
+    /// filesystems, and for hosts that own SIGBUS.
+    PositionedReads,
+}
+
 /// Options of [`Tablebase::open_with`]: start from
 /// [`TablebaseOptions::default`] (more options may come).
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +45,8 @@ const SLOT_RADIX: usize = 11;
 pub struct TablebaseOptions {
     /// Bytes of decoded blocks kept in memory, shared by all threads.
     pub cache_bytes: u64,
+    /// How files are read.
+    pub storage: Storage,
 }
 
 impl TablebaseOptions {
@@ -38,12 +57,18 @@ impl TablebaseOptions {
             ..TablebaseOptions::default()
         }
     }
+
+    /// These options, reading files as `storage` says.
+    pub fn with_storage(self, storage: Storage) -> TablebaseOptions {
+        TablebaseOptions { storage, ..self }
+    }
 }
 
 impl Default for TablebaseOptions {
     fn default() -> TablebaseOptions {
         TablebaseOptions {
             cache_bytes: 64 << 20,
+            storage: Storage::Mapped,
         }
     }
 }
@@ -173,6 +198,8 @@ pub struct Tablebase {
     #[allow(clippy::vec_box)] // the boxes keep each table's address as the list grows
     opened: Mutex<Vec<Box<Table>>>,
     cache: Cache<(u32, u64), Arc<[u8]>, BlockWeight>,
+    /// How files are read.
+    storage: Storage,
 }
 
 fn slot(m: Material, kind: FileKind) -> usize {
@@ -234,6 +261,7 @@ impl Tablebase {
             slots,
             opened: Mutex::new(Vec::new()),
             cache: Cache::with_weighter(estimated, options.cache_bytes.max(1), BlockWeight),
+            storage: options.storage,
         })
     }
 
@@ -313,7 +341,7 @@ impl Tablebase {
             return Ok(unsafe { &*current });
         }
         let path = self.file_path(material, kind);
-        match Table::open(&path, material, self.rule_set, kind) {
+        match Table::open(&path, material, self.rule_set, kind, self.storage) {
             Ok(table) => {
                 let table = Box::new(table);
                 let ptr = &*table as *const Table as *mut Table;
@@ -349,7 +377,8 @@ impl Tablebase {
             if !table.unchanged() {
                 table = self.reopen(material, FileKind::Values, table)?;
             }
-            let all = crate::mapped::guarded(table.range, || table.reader.decode_all_raw())
+            let all = table
+                .guarded(|| table.reader.decode_all_raw())
                 .map_err(|_| {
                     table.corrupted(format::FormatError::Truncated(
                         "the file was cut short while it was read".into(),
@@ -441,18 +470,20 @@ impl Tablebase {
         })
     }
 
-    /// Decodes one block from the mapping, after checking that the file was
-    /// not rewritten since it was mapped.
+    /// Decodes one block, after checking that the file was not rewritten
+    /// since it was opened.
     fn decode_block(table: &Table, block: u64) -> Result<Arc<[u8]>, Miss> {
         if !table.unchanged() {
             return Err(Miss::Changed);
         }
-        Self::decode_mapped(table, block)
+        Self::decode_read(table, block)
     }
 
-    /// Decodes one block from the mapping; a file cut short during the read
-    /// (SIGBUS, see `mapped`) or rewritten meanwhile is `Miss::Changed`.
-    fn decode_mapped(table: &Table, block: u64) -> Result<Arc<[u8]>, Miss> {
+    /// Decodes one block from the mapping or with a positioned read; a
+    /// file cut short during the read (SIGBUS under a mapping, see
+    /// `mapped`; a short read otherwise) or rewritten meanwhile is
+    /// `Miss::Changed`.
+    fn decode_read(table: &Table, block: u64) -> Result<Arc<[u8]>, Miss> {
         DECODER.with(|cell| {
             let mut slot = cell.borrow_mut();
             if slot.is_none() {
@@ -466,10 +497,9 @@ impl Tablebase {
             }
             let mut raw = Vec::new();
             let decoder = slot.as_mut().expect("set");
-            let decoded = crate::mapped::guarded(table.range, || {
-                table.reader.decode_block(block, decoder, &mut raw)
-            })
-            .map_err(|_| Miss::Changed)?;
+            let decoded = table
+                .guarded(|| table.reader.decode_block(block, decoder, &mut raw))
+                .map_err(|_| Miss::Changed)?;
             match decoded {
                 Ok(()) => {}
                 // Bytes that changed during the read fail their checksum:
@@ -926,25 +956,30 @@ mod tests {
     #[test]
     fn a_block_read_from_a_file_cut_short_is_changed_not_fatal() {
         crate::install_sigbus_guard();
-        let dir = tempfile::tempdir().unwrap();
-        let path = write_table(dir.path());
-        let len = std::fs::metadata(&path).unwrap().len();
-        assert!(len > 4 * 4096, "{len} bytes: too short for the test");
-        let material: Material = "KM-KM".parse().unwrap();
-        let table = Table::open(&path, material, RuleSet::Pure, FileKind::Values).unwrap();
-        let last = table.reader.header().block_count - 1;
-        assert!(Tablebase::decode_mapped(&table, last).is_ok());
-        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        file.set_len(4096).unwrap();
-        assert!(!table.unchanged());
-        match Tablebase::decode_mapped(&table, last) {
-            Err(Miss::Changed) => {}
-            Err(Miss::Failed(e)) => panic!("reported as {e}, not as a change"),
-            Ok(_) => panic!("a lost block decoded"),
+        for storage in [Storage::Mapped, Storage::PositionedReads] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write_table(dir.path());
+            let len = std::fs::metadata(&path).unwrap().len();
+            assert!(len > 4 * 4096, "{len} bytes: too short for the test");
+            let material: Material = "KM-KM".parse().unwrap();
+            let table =
+                Table::open(&path, material, RuleSet::Pure, FileKind::Values, storage).unwrap();
+            let last = table.reader.header().block_count - 1;
+            assert!(Tablebase::decode_read(&table, last).is_ok());
+            let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            file.set_len(4096).unwrap();
+            assert!(!table.unchanged());
+            match Tablebase::decode_read(&table, last) {
+                Err(Miss::Changed) => {}
+                Err(Miss::Failed(e)) => panic!("{storage:?}: reported as {e}, not as a change"),
+                Ok(_) => panic!("{storage:?}: a lost block decoded"),
+            }
+            // Through the prober: the table is opened again and found
+            // damaged.
+            let options = TablebaseOptions::default().with_storage(storage);
+            let tb = Tablebase::open_with(dir.path(), RuleSet::Pure, options).unwrap();
+            let pos: Position = "W:WK1,28:BK50,13".parse().unwrap();
+            assert!(tb.probe_wdl(&pos, None).unwrap_err().is_corrupted());
         }
-        // Through the prober: the table is opened again and found damaged.
-        let tb = Tablebase::open(dir.path(), RuleSet::Pure).unwrap();
-        let pos: Position = "W:WK1,28:BK50,13".parse().unwrap();
-        assert!(tb.probe_wdl(&pos, None).unwrap_err().is_corrupted());
     }
 }

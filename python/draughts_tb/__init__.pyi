@@ -137,6 +137,7 @@ class Tablebase:
         rules: str = "fmjd",
         *,
         cache_mb: int = 64,
+        storage: Literal["mmap", "pread"] = "mmap",
     ) -> "Tablebase": ...
     @property
     def path(self) -> Path:

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use format::{Material, RuleSet, Wdl};
-use probe::{MoveValue, ProbeError, Tablebase, TablebaseOptions};
+use probe::{MoveValue, ProbeError, Storage, Tablebase, TablebaseOptions};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
@@ -15,16 +15,28 @@ use crate::errors::{not_found, probe_error, value_error};
 /// Opens the tables of `rule_set` under `root`: the one place that calls
 /// the prober's `open`. A missing directory (or rule-set folder) is a
 /// `FileNotFoundError`.
-fn open_tables(root: &Path, rule_set: RuleSet, cache_bytes: u64) -> PyResult<Tablebase> {
+fn open_tables(
+    root: &Path,
+    rule_set: RuleSet,
+    cache_bytes: u64,
+    storage: Storage,
+) -> PyResult<Tablebase> {
     if !root.is_dir() {
         return Err(not_found(root, "no such directory"));
     }
-    Tablebase::open_with(
-        root,
-        rule_set,
-        TablebaseOptions::with_cache_bytes(cache_bytes),
-    )
-    .map_err(probe_error)
+    let options = TablebaseOptions::with_cache_bytes(cache_bytes).with_storage(storage);
+    Tablebase::open_with(root, rule_set, options).map_err(probe_error)
+}
+
+/// The storage mode named `name`: `"mmap"` or `"pread"`.
+fn storage(name: &str) -> PyResult<Storage> {
+    match name {
+        "mmap" => Ok(Storage::Mapped),
+        "pread" => Ok(Storage::PositionedReads),
+        _ => Err(value_error(format!(
+            "storage must be \"mmap\" or \"pread\", not {name:?}"
+        ))),
+    }
 }
 
 /// The integer of a result: 1 win, 0 draw, -1 loss.
@@ -179,10 +191,13 @@ fn answer(tb: &Tablebase, q: &Query) -> Result<ProbeResult, ProbeError> {
 
 /// Endgame tables of international draughts, opened for probing.
 ///
-/// `Tablebase(path, rules="fmjd", *, cache_mb=64)` opens the tables that
-/// `generate(path, rules=rules)` (or `dtb gen --dir path`) built: they live
-/// in `path/<rules>/`. Nothing is read until the first probe; tables are
-/// memory-mapped and decoded blocks are cached (`cache_mb` MiB, shared).
+/// `Tablebase(path, rules="fmjd", *, cache_mb=64, storage="mmap")` opens
+/// the tables that `generate(path, rules=rules)` (or `dtb gen --dir path`)
+/// built: they live in `path/<rules>/`. Nothing is read until the first
+/// probe; tables are memory-mapped (`storage="pread"`: read block by block
+/// with positioned reads, never mapped, so a file cut short under the
+/// process is an error, never a SIGBUS) and decoded blocks are cached
+/// (`cache_mb` MiB, shared).
 ///
 /// Raises `FileNotFoundError` when the directory (or its folder for these
 /// rules) does not exist and `ValueError` for an unknown rule set (`fmjd`,
@@ -207,13 +222,13 @@ pub struct PyTablebase {
 #[pymethods]
 impl PyTablebase {
     #[new]
-    #[pyo3(signature = (path, rules = "fmjd", *, cache_mb = 64))]
-    fn new(path: PathBuf, rules: &str, cache_mb: u64) -> PyResult<PyTablebase> {
+    #[pyo3(signature = (path, rules = "fmjd", *, cache_mb = 64, storage = "mmap"))]
+    fn new(path: PathBuf, rules: &str, cache_mb: u64, storage: &str) -> PyResult<PyTablebase> {
         let rule_set = args::rule_set(rules)?;
         let cache_bytes = cache_mb
             .checked_mul(1 << 20)
             .ok_or_else(|| value_error("cache_mb is too large"))?;
-        let tb = open_tables(&path, rule_set, cache_bytes)?;
+        let tb = open_tables(&path, rule_set, cache_bytes, self::storage(storage)?)?;
         Ok(PyTablebase { tb, path })
     }
 

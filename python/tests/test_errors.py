@@ -158,6 +158,25 @@ def test_truncated_table(table_copy: Path) -> None:
         draughts_tb.Tablebase(table_copy).probe("W:WK46:BK5")
 
 
+def test_positioned_reads_answer_alike_and_refuse_a_bad_mode(table_dir: Path) -> None:
+    mapped = draughts_tb.Tablebase(table_dir)
+    read = draughts_tb.Tablebase(table_dir, storage="pread")
+    for fen in ("W:WK46:BK5", "W:WK46,K47:BK5", "B:W28:BK5", "W:WK1,28:BK50", "B:WK1,K2:B27"):
+        assert read.probe(fen).wdl == mapped.probe(fen).wdl, fen
+    with pytest.raises(ValueError, match="storage"):
+        draughts_tb.Tablebase(table_dir, storage="mapped")  # type: ignore[arg-type]
+
+
+def test_truncated_table_under_positioned_reads(table_copy: Path) -> None:
+    tb = draughts_tb.Tablebase(table_copy, storage="pread")
+    path = table_file(table_copy, "KK-K")
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 3])
+    with pytest.raises(draughts_tb.CorruptedTableError, match="KK-K.dtb"):
+        tb.probe("W:WK1,K2:BK50")
+    # The other tables still answer.
+    assert tb.wdl("W:WK46:BK5") == draughts_tb.Tablebase(table_copy).wdl("W:WK46:BK5")
+
+
 def test_wrong_material_and_rule_set(table_copy: Path, tmp_path: Path) -> None:
     table_file(table_copy, "M-K").write_bytes(table_file(table_copy, "K-M").read_bytes())
     with pytest.raises(draughts_tb.CorruptedTableError, match="holds material K-M"):

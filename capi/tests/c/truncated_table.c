@@ -4,9 +4,11 @@
  * answering from the other tables, and answer from the new content once it
  * is valid again.
  *
- * Usage: truncated_table DIR TABLE_FILE FEN_FIRST FEN_FAR FEN_OTHER
- * Prints one line per step; the test checks them. It installs the SIGBUS
- * guard first (the library takes no signal handler unasked).
+ * Usage: truncated_table DIR TABLE_FILE FEN_FIRST FEN_FAR FEN_OTHER [pread]
+ * Prints one line per step; the test checks them. With the tables mapped
+ * it installs the SIGBUS guard first (the library takes no signal handler
+ * unasked); with "pread" it opens them with DTB_STORAGE_PREAD, which never
+ * maps them, and installs nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +40,16 @@ static void probe(const dtb_tablebase *tb, const char *step, const char *fen) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) return 2;
-    /* The library takes no signal by itself: this program asks for the
-     * guard, so that a cut in the middle of a read is an error too. */
-    if (dtb_install_sigbus_guard() != 1) return 7;
+    if (argc != 6 && argc != 7) return 2;
+    int pread_storage = argc == 7;
+    /* The library takes no signal by itself: a program that maps tables
+     * asks for the guard, so that a cut in the middle of a read is an
+     * error too. Positioned reads need none. */
+    if (!pread_storage && dtb_install_sigbus_guard() != 1) return 7;
     const char *table = argv[2];
-    dtb_tablebase *tb = dtb_open(argv[1], DTB_RULES_FMJD, 0);
+    dtb_tablebase *tb = pread_storage
+        ? dtb_open_with(argv[1], DTB_RULES_FMJD, 0, DTB_STORAGE_PREAD)
+        : dtb_open(argv[1], DTB_RULES_FMJD, 0);
     if (!tb) return 3;
     long n = file_size(table);
     char *original = read_all(table, n);
