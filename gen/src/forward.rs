@@ -324,7 +324,7 @@ impl Walker {
         let frame = MirrorFrame::of(pos, &walk.mirror.table);
         for mv in &moves {
             let successor = if pos.is_conversion(mv) {
-                self.successor(walk, &pos.play(mv), true)?
+                self.conversion_successor(walk, &pos.play(mv))?
             } else {
                 let i = frame.king_move_index(mv, &walk.mirror.table);
                 debug_assert_eq!(
@@ -364,34 +364,25 @@ impl Walker {
         Ok(())
     }
 
-    /// The successor `child` (reached by a quiet move, a conversion if
-    /// `conversion`).
-    fn successor(
-        &mut self,
+    /// The successor `child`, reached by a conversion (a man move, in
+    /// the mirror, or a crowning, in another material): its DTC through
+    /// the move is 1.
+    fn conversion_successor(
+        &self,
         walk: &Walk<'_>,
         child: &Position,
-        conversion: bool,
     ) -> Result<Successor, GenError> {
         let rule_set = walk.rule_set;
         let (material, normal) = table_position(child);
-        let (value, own_dtc) = if material == walk.mirror.table.material {
-            let i = walk.mirror.table.index.rank(&normal);
-            let dtc = walk.mirror.dtc.as_ref().map(|d| u32::from(d[i as usize]));
-            (walk.mirror.table.value(i)?, dtc)
+        let value = if material == walk.mirror.table.material {
+            walk.mirror
+                .table
+                .value(walk.mirror.table.index.rank(&normal))?
         } else if material.pieces() == walk.own.table.material.pieces() {
-            // A crowning (a conversion): the prober reads that table.
-            (walk.tb.probe(child)?, None)
+            // A crowning: the prober reads that table.
+            walk.tb.probe(child)?
         } else {
             return Err(corrupt(material, "reached by a quiet move"));
-        };
-        let child_class = material.counted_ending();
-        let fresh = value.wdl_with(rule_set, child_class, None);
-        let dtc = if conversion {
-            Some(1)
-        } else if fresh == Wdl::Draw {
-            None
-        } else {
-            own_dtc.map(|d| (d + 1).min(u32::from(format::DTC_SATURATED)))
         };
         Ok(Successor {
             view: child_view(
@@ -400,8 +391,8 @@ impl Walker {
                 material,
                 value,
             ),
-            fresh,
-            dtc,
+            fresh: value.wdl_with(rule_set, material.counted_ending(), None),
+            dtc: Some(1),
         })
     }
 

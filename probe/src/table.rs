@@ -153,6 +153,12 @@ impl Table {
         })
     }
 
+    /// Whether the file is memory-mapped (else read with positioned
+    /// reads).
+    pub(crate) fn is_mapped(&self) -> bool {
+        self.range.is_some()
+    }
+
     /// Runs `read`, which reads this table's bytes, guarded against the
     /// file being cut short under a mapping (see `mapped::guarded`);
     /// positioned reads need no guard: a short read is an error.

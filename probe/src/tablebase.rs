@@ -470,10 +470,12 @@ impl Tablebase {
         })
     }
 
-    /// Decodes one block, after checking that the file was not rewritten
-    /// since it was opened.
+    /// Decodes one block, after checking that a mapped file was not
+    /// rewritten since it was opened (a positioned read needs no check
+    /// first: bytes that changed fail their checksum, and the stamp is
+    /// checked then).
     fn decode_block(table: &Table, block: u64) -> Result<Arc<[u8]>, Miss> {
-        if !table.unchanged() {
+        if table.is_mapped() && !table.unchanged() {
             return Err(Miss::Changed);
         }
         Self::decode_read(table, block)
