@@ -26,6 +26,15 @@ fn sample(names: &[&str], n: usize, captures: bool) -> Vec<Position> {
     out
 }
 
+/// Probes every position of `positions` (each one through `black_box`);
+/// how many answered.
+fn probe_all(tb: &Tablebase, positions: &[Position]) -> usize {
+    positions
+        .iter()
+        .filter(|p| tb.probe_wdl(black_box(p), None).is_ok())
+        .count()
+}
+
 fn bench_probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     generate(&GenOptions::new(dir.path(), RuleSet::Fmjd, 4)).expect("generation");
@@ -38,21 +47,9 @@ fn bench_probe(c: &mut Criterion) {
     }
     let mut group = c.benchmark_group("probe");
     group.throughput(Throughput::Elements(1000));
-    group.bench_function("cached_non_capture", |b| {
-        b.iter(|| {
-            quiet
-                .iter()
-                .filter(|p| tb.probe_wdl(black_box(p), None).is_ok())
-                .count()
-        })
-    });
+    group.bench_function("cached_non_capture", |b| b.iter(|| probe_all(&tb, &quiet)));
     group.bench_function("capture_resolution", |b| {
-        b.iter(|| {
-            captures
-                .iter()
-                .filter(|p| tb.probe_wdl(black_box(p), None).is_ok())
-                .count()
-        })
+        b.iter(|| probe_all(&tb, &captures))
     });
     // A cache too small to hold anything: every probe decodes its block.
     let cold = Tablebase::open_with(
@@ -61,14 +58,7 @@ fn bench_probe(c: &mut Criterion) {
         TablebaseOptions::with_cache_bytes(1),
     )
     .unwrap();
-    group.bench_function("block_decode", |b| {
-        b.iter(|| {
-            quiet
-                .iter()
-                .filter(|p| cold.probe_wdl(black_box(p), None).is_ok())
-                .count()
-        })
-    });
+    group.bench_function("block_decode", |b| b.iter(|| probe_all(&cold, &quiet)));
     // The same two over positioned reads instead of a mapping.
     let pread = |cache_bytes| {
         let options =
@@ -80,21 +70,11 @@ fn bench_probe(c: &mut Criterion) {
         warm.probe_wdl(p, None).expect("probe");
     }
     group.bench_function("pread_cached_non_capture", |b| {
-        b.iter(|| {
-            quiet
-                .iter()
-                .filter(|p| warm.probe_wdl(black_box(p), None).is_ok())
-                .count()
-        })
+        b.iter(|| probe_all(&warm, &quiet))
     });
     let cold = pread(1);
     group.bench_function("pread_block_decode", |b| {
-        b.iter(|| {
-            quiet
-                .iter()
-                .filter(|p| cold.probe_wdl(black_box(p), None).is_ok())
-                .count()
-        })
+        b.iter(|| probe_all(&cold, &quiet))
     });
     let mixed: Vec<Position> = quiet.iter().chain(&captures).copied().collect();
     for threads in [1usize, 2] {

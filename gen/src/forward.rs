@@ -278,6 +278,28 @@ struct Successor {
     dtc: Option<u32>,
 }
 
+impl Successor {
+    /// The successor of `material` whose table value is `value`, as the
+    /// position under check sees it; `dtc` gives the DTC through the move
+    /// from the successor's fresh result.
+    #[inline]
+    fn new(
+        walk: &Walk<'_>,
+        material: Material,
+        value: TableValue,
+        dtc: impl FnOnce(Wdl) -> Option<u32>,
+    ) -> Successor {
+        let rule_set = walk.rule_set;
+        let parent = walk.own.table.material.counted_ending();
+        let fresh = value.wdl_with(rule_set, material.counted_ending(), None);
+        Successor {
+            view: child_view(rule_set, parent, material, value),
+            fresh,
+            dtc: dtc(fresh),
+        }
+    }
+}
+
 /// One worker's buffers and counts.
 #[derive(Default)]
 struct Walker {
@@ -372,7 +394,6 @@ impl Walker {
         walk: &Walk<'_>,
         child: &Position,
     ) -> Result<Successor, GenError> {
-        let rule_set = walk.rule_set;
         let (material, normal) = table_position(child);
         let value = if material == walk.mirror.table.material {
             walk.mirror
@@ -384,41 +405,23 @@ impl Walker {
         } else {
             return Err(corrupt(material, "reached by a quiet move"));
         };
-        Ok(Successor {
-            view: child_view(
-                rule_set,
-                walk.own.table.material.counted_ending(),
-                material,
-                value,
-            ),
-            fresh: value.wdl_with(rule_set, material.counted_ending(), None),
-            dtc: Some(1),
-        })
+        Ok(Successor::new(walk, material, value, |_| Some(1)))
     }
 
     /// The successor at index `i` of the mirror, reached by a king move.
     #[inline]
     fn king_move_successor(&self, walk: &Walk<'_>, i: u64) -> Result<Successor, GenError> {
-        let rule_set = walk.rule_set;
-        let material = walk.mirror.table.material;
         let value = walk.mirror.table.value(i)?;
-        let fresh = value.wdl_with(rule_set, material.counted_ending(), None);
-        let dtc = match &walk.mirror.dtc {
-            Some(dtc) if fresh != Wdl::Draw => {
-                Some((u32::from(dtc[i as usize]) + 1).min(u32::from(format::DTC_SATURATED)))
-            }
-            _ => None,
-        };
-        Ok(Successor {
-            view: child_view(
-                rule_set,
-                walk.own.table.material.counted_ending(),
-                material,
-                value,
-            ),
-            fresh,
-            dtc,
-        })
+        Ok(Successor::new(
+            walk,
+            walk.mirror.table.material,
+            value,
+            |fresh| {
+                let dtc = walk.mirror.dtc.as_ref()?;
+                (fresh != Wdl::Draw)
+                    .then(|| (u32::from(dtc[i as usize]) + 1).min(u32::from(format::DTC_SATURATED)))
+            },
+        ))
     }
 
     /// Compares a stored DTC byte of a decided position (whose value its
