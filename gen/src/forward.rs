@@ -93,7 +93,9 @@ impl Tally {
 /// `probe_dtc` answers there without reading the file).
 struct PairSide {
     table: ResolvedTable,
-    capture: Vec<u64>,
+    /// `None` when the table was only decoded (a sample check): its
+    /// capture positions are then found and resolved one by one.
+    capture: Option<Vec<u64>>,
     dtc: Option<Vec<u8>>,
 }
 
@@ -112,10 +114,15 @@ impl PairCheck {
     /// Decodes and resolves the tables of `material` and its mirror, with
     /// their DTC files if given; `resolved` must hold the tables their
     /// captures lead to (see [`ResolvedTables::prepare_for`]).
+    ///
+    /// With `whole` false (a sample check) the tables are only decoded:
+    /// resolving every capture position would cost more than checking a
+    /// sample.
     pub(crate) fn load(
         resolved: &ResolvedTables,
         material: Material,
         dtc: Option<DtcPair>,
+        whole: bool,
     ) -> Result<PairCheck, GenError> {
         let with_dtc = dtc.is_some();
         let (own_dtc, mirror_dtc) = match dtc {
@@ -123,6 +130,13 @@ impl PairCheck {
             None => (None, None),
         };
         let side = |m: Material, dtc: Option<Vec<u8>>| -> Result<PairSide, GenError> {
+            if !whole {
+                return Ok(PairSide {
+                    table: resolved.decode(m)?,
+                    capture: None,
+                    dtc,
+                });
+            }
             let (table, flags) = resolved.resolve(m, with_dtc)?;
             let dtc = dtc.map(|mut bytes| {
                 for (i, byte) in bytes.iter_mut().enumerate() {
@@ -136,7 +150,7 @@ impl PairCheck {
             });
             Ok(PairSide {
                 table,
-                capture: flags.capture,
+                capture: Some(flags.capture),
                 dtc,
             })
         };
@@ -158,9 +172,12 @@ impl PairCheck {
     }
 
     /// The pair's resolved tables, for the materials whose captures lead
-    /// to them.
+    /// to them (none after a sample check, which does not resolve them).
     pub(crate) fn into_tables(self) -> impl Iterator<Item = ResolvedTable> {
-        self.sides.into_iter().map(|s| s.table)
+        self.sides
+            .into_iter()
+            .filter(|s| s.capture.is_some())
+            .map(|s| s.table)
     }
 
     fn side(&self, material: Material) -> &PairSide {
@@ -175,6 +192,7 @@ impl PairCheck {
     pub(crate) fn check(
         &self,
         tb: &Tablebase,
+        resolved: &ResolvedTables,
         material: Material,
         keep: &(dyn Fn(u64) -> bool + Sync),
         tallies: (&Tally, &Tally),
@@ -182,6 +200,7 @@ impl PairCheck {
     ) -> Result<(), GenError> {
         let walk = Walk {
             tb,
+            resolved,
             rule_set: self.rule_set,
             own: self.side(material),
             mirror: self.side(material.mirrored()),
@@ -208,6 +227,9 @@ impl PairCheck {
 /// What the second pass over one side reads.
 struct Walk<'a> {
     tb: &'a Tablebase,
+    /// The smaller tables, resolved (a sample check resolves the
+    /// successors that must capture through them).
+    resolved: &'a ResolvedTables,
     rule_set: RuleSet,
     own: &'a PairSide,
     mirror: &'a PairSide,
@@ -305,6 +327,7 @@ impl Successor {
 struct Walker {
     cursor: UnrankCursor,
     moves: Vec<Move>,
+    captures: Vec<Move>,
     successors: Vec<Successor>,
     checked: u64,
     dtc_checked: u64,
@@ -322,10 +345,13 @@ impl Walker {
         self.checked = 0;
         self.dtc_checked = 0;
         for i in range {
-            if bit(&walk.own.capture, i) || !keep(i) {
+            if walk.own.capture.as_ref().is_some_and(|c| bit(c, i)) || !keep(i) {
                 continue;
             }
             let pos = walk.own.table.index.unrank_with(i, &mut self.cursor);
+            if walk.own.capture.is_none() && pos.has_capture() {
+                continue;
+            }
             self.check_position(walk, i, &pos)?;
         }
         Ok(())
@@ -344,8 +370,11 @@ impl Walker {
         pos.generate_moves(&mut moves);
         self.successors.clear();
         let frame = MirrorFrame::of(pos, &walk.mirror.table);
+        let resolved = walk.mirror.capture.is_some();
         for mv in &moves {
-            let successor = if pos.is_conversion(mv) {
+            let successor = if !resolved {
+                self.unresolved_successor(walk, pos, mv, &frame)?
+            } else if pos.is_conversion(mv) {
                 self.conversion_successor(walk, &pos.play(mv))?
             } else {
                 let i = frame.king_move_index(mv, &walk.mirror.table);
@@ -406,6 +435,46 @@ impl Walker {
             return Err(corrupt(material, "reached by a quiet move"));
         };
         Ok(Successor::new(walk, material, value, |_| Some(1)))
+    }
+
+    /// The successor of `mv` when the pair's capture positions were not
+    /// resolved beforehand (a sample check): one that must capture is
+    /// resolved here, from the smaller tables.
+    fn unresolved_successor(
+        &mut self,
+        walk: &Walk<'_>,
+        pos: &Position,
+        mv: &Move,
+        frame: &MirrorFrame,
+    ) -> Result<Successor, GenError> {
+        let child = pos.play(mv);
+        if pos.is_crowning(mv) {
+            // Another material: the prober reads it, captures and all.
+            return self.conversion_successor(walk, &child);
+        }
+        let conversion = pos.is_conversion(mv);
+        if child.has_capture() {
+            child.generate_captures(&mut self.captures);
+            let value = walk.resolved.capture_value(&child, &self.captures)?;
+            // A capture position's own DTC is 1.
+            let through = if conversion { 1 } else { 2 };
+            return Ok(Successor::new(walk, Material::of(&child), value, |fresh| {
+                (conversion || fresh != Wdl::Draw).then_some(through)
+            }));
+        }
+        if conversion {
+            return self.conversion_successor(walk, &child);
+        }
+        let i = frame.king_move_index(mv, &walk.mirror.table);
+        if walk.mirror.dtc.is_some() && child.is_lost_by_no_moves() {
+            // No move: DTC 0, whatever the file holds there.
+            let value = walk.mirror.table.value(i)?;
+            let material = walk.mirror.table.material;
+            return Ok(Successor::new(walk, material, value, |fresh| {
+                (fresh != Wdl::Draw).then_some(1)
+            }));
+        }
+        self.king_move_successor(walk, i)
     }
 
     /// The successor at index `i` of the mirror, reached by a king move.

@@ -169,25 +169,30 @@ impl ResolvedTables {
         material: Material,
         no_moves: bool,
     ) -> Result<(ResolvedTable, PositionFlags), GenError> {
-        let path = format::table_path(&self.dir, material);
-        let kind = format::value_kind(material, self.rule_set);
-        let reader = crate::verify::read_whole(&path, material, self.rule_set, kind)?;
-        let index = MaterialIndex::new(material);
-        let words = index.count().div_ceil(64) as usize;
-        let mut table = ResolvedTable {
-            material,
-            kind,
-            values: reader
-                .decode_all_raw()
-                .map_err(|e| GenError::in_file(&path, e))?,
-            index,
-        };
+        let mut table = self.decode(material)?;
+        let words = table.index.count().div_ceil(64) as usize;
         let mut flags = PositionFlags {
             capture: vec![0; words],
             no_moves: vec![0; words],
         };
         self.resolve_captures(&mut table, &mut flags, no_moves)?;
         Ok((table, flags))
+    }
+
+    /// Decodes `material`'s table as stored: its capture positions are
+    /// not resolved (their values mean nothing until they are).
+    pub(crate) fn decode(&self, material: Material) -> Result<ResolvedTable, GenError> {
+        let path = format::table_path(&self.dir, material);
+        let kind = format::value_kind(material, self.rule_set);
+        let reader = crate::verify::read_whole(&path, material, self.rule_set, kind)?;
+        Ok(ResolvedTable {
+            material,
+            kind,
+            values: reader
+                .decode_all_raw()
+                .map_err(|e| GenError::in_file(&path, e))?,
+            index: MaterialIndex::new(material),
+        })
     }
 
     /// The first pass over `table`: flags and resolves every capture
@@ -230,7 +235,11 @@ impl ResolvedTables {
 
     /// The value of `pos`, whose legal moves are the captures `captures`:
     /// the best of them, each successor read from its resolved table.
-    fn capture_value(&self, pos: &Position, captures: &[Move]) -> Result<TableValue, GenError> {
+    pub(crate) fn capture_value(
+        &self,
+        pos: &Position,
+        captures: &[Move],
+    ) -> Result<TableValue, GenError> {
         let class = Material::of(pos).counted_ending();
         let mut failure = None;
         let mut settled = false;

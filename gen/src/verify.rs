@@ -241,6 +241,14 @@ pub(crate) fn read_whole(
                 kind.name()
             )));
         }
+        let positions = format::MaterialIndex::try_new(material).map(|i| i.count());
+        if positions != Some(h.position_count) {
+            return Err(format::FormatError::Corrupt(format!(
+                "holds {} positions, not the {} of {material}",
+                h.position_count,
+                positions.unwrap_or(0)
+            )));
+        }
         Ok(reader)
     };
     read().map_err(|e| GenError::in_file(path, e))
@@ -284,7 +292,8 @@ fn load_pair(
         None => None,
     };
     run.resolved.prepare_for(material)?;
-    run.pair = Some(PairCheck::load(&run.resolved, material, dtc_bytes)?);
+    let whole = options.sample.is_none_or(|f| f >= 1.0);
+    run.pair = Some(PairCheck::load(&run.resolved, material, dtc_bytes, whole)?);
     Ok(())
 }
 
@@ -313,7 +322,14 @@ fn walk(
     let (values, dtcs) = (Tally::default(), Tally::default());
     let count = format::MaterialIndex::new(material).count();
     let progress = Progress::new(&format!("verify {material}"), count, options.quiet);
-    pair.check(tb, material, &keep, (&values, &dtcs), &progress)?;
+    pair.check(
+        tb,
+        &run.resolved,
+        material,
+        &keep,
+        (&values, &dtcs),
+        &progress,
+    )?;
     progress.finish();
     values.finish(table);
     if let Some(check) = dtc.filter(|d| d.problem.is_none()) {
