@@ -1,7 +1,9 @@
 //! The slice solver against the whole-material solver it replaces: for
 //! every rule set, every table up to four pieces, and four five-piece ones
-//! under two rule sets, must come out byte for byte the same file (values,
-//! fill of capture positions, statistics, compression).
+//! under `fmjd` (also under `pure` as an ignored test: outside the counted
+//! endings the two rule sets give the same values), must come out byte for
+//! byte the same file (values, fill of capture positions, statistics,
+//! compression).
 
 use std::path::Path;
 
@@ -67,6 +69,7 @@ fn same_tables_for_five_pieces_fmjd() {
 }
 
 #[test]
+#[ignore = "two minutes; the fmjd case runs the same slices"]
 fn same_tables_for_five_pieces_pure() {
     same_tables(RuleSet::Pure, 5, &["KKK-KM"]);
 }
