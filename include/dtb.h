@@ -172,6 +172,23 @@ int dtb_probe_wdl(const dtb_tablebase *tb, uint64_t white, uint64_t black, uint6
 int dtb_probe_wdl_fen(const dtb_tablebase *tb, const char *fen, int plies_left, int *wdl);
 
 /*
+ * dtb_probe_wdl under the 25-move rule too: kings_only_plies (0..49) plies
+ * have been played in a row with only kings moving, no capture and no man
+ * move. Under DTB_RULES_FMJD and DTB_RULES_FMJD_DIAGONAL, outside the 16-
+ * and 5-move endings, a win or loss with distance to conversion d holds if
+ * kings_only_plies + d <= 50 and is a draw otherwise; above 0 a decided
+ * position needs its .dtc file (DTB_ERR_MISSING_TABLE without it).
+ * kings_only_plies 0 answers as dtb_probe_wdl. Thread-safe.
+ */
+int dtb_probe_wdl_kings_only(const dtb_tablebase *tb, uint64_t white, uint64_t black,
+                             uint64_t kings, int side_to_move, int plies_left,
+                             int kings_only_plies, int *wdl);
+
+/* dtb_probe_wdl_kings_only for a position in PDN (`fen` borrowed). Thread-safe. */
+int dtb_probe_wdl_kings_only_fen(const dtb_tablebase *tb, const char *fen, int plies_left,
+                                 int kings_only_plies, int *wdl);
+
+/*
  * Like dtb_probe_wdl, but answers only from memory already decoded, never
  * reading a file (for use deep in a search): DTB_ERR_NOT_CACHED otherwise.
  * Thread-safe.
@@ -227,6 +244,15 @@ int dtb_best_move(const dtb_tablebase *tb, uint64_t white, uint64_t black, uint6
 /* dtb_best_move for a position in PDN (`fen` borrowed). Thread-safe. */
 int dtb_best_move_fen(const dtb_tablebase *tb, const char *fen, int plies_left, char *buf,
                       size_t buf_len, int *wdl, int *plies);
+
+/*
+ * dtb_best_move_fen under the 25-move rule too (kings_only_plies as in
+ * dtb_probe_wdl_kings_only): a move that would reach a decided position too
+ * late for the rule counts as a draw, so a win never slips. Thread-safe.
+ */
+int dtb_best_move_kings_only_fen(const dtb_tablebase *tb, const char *fen, int plies_left,
+                                 int kings_only_plies, char *buf, size_t buf_len, int *wdl,
+                                 int *plies);
 
 /*
  * The largest N such that the table of every material of up to N pieces is

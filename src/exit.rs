@@ -54,6 +54,7 @@ pub fn probe_code(e: &ProbeError) -> i32 {
         ProbeError::InvalidPosition(_)
             | ProbeError::TooManyPieces { .. }
             | ProbeError::BadPliesLeft { .. }
+            | ProbeError::BadKingsOnlyPlies { .. }
     ) {
         BAD_INPUT
     } else {

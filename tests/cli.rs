@@ -129,6 +129,34 @@ fn probe_errors_and_exit_codes() {
         "KKK-KKK",
     );
     assert_error(
+        &run(&[
+            "probe",
+            "--dir",
+            dir(),
+            "--kings-only-plies",
+            "50",
+            "W:WK1:BK5",
+        ]),
+        2,
+        "king-only plies must be between 0 and 49",
+    );
+    // King-only plies played: a decided position needs its DTC file, which
+    // these tables do not have.
+    let decided = ["W:WK1,K2:B45", "W:WK1,K2:B40", "W:W6:B45", "B:WK1,K2:B45"]
+        .into_iter()
+        .find(|fen| {
+            let v: serde_json::Value =
+                serde_json::from_str(&stdout(&run(&["probe", "--json", "--dir", dir(), fen])))
+                    .unwrap();
+            v["result"] != "draw" && v["moves"][0]["captures"].as_array().unwrap().is_empty()
+        })
+        .expect("a decided quiet position");
+    assert_error(
+        &run(&["probe", "--dir", dir(), "--kings-only-plies", "3", decided]),
+        3,
+        ".dtc",
+    );
+    assert_error(
         &run(&["probe", "--dir", "/nonexistent", "W:WK1:BK5"]),
         3,
         "no fmjd tables: /nonexistent/fmjd cannot be read",

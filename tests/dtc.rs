@@ -12,6 +12,10 @@
 //!   that converts nothing: the bound the tables give. A table holding any
 //!   other distance (say the distance to leaving the material, which man
 //!   moves do not end) fails this.
+//! * The 25-move rule: a result with DTC d holds with 50 - d king-only
+//!   plies played, not with 51 - d; every move passes the count on; a line
+//!   played from 50 - d keeps the result; the command line, the explorer
+//!   and the prober say the same.
 
 mod common;
 mod serve_support;
@@ -22,13 +26,17 @@ use std::sync::OnceLock;
 
 use format::{table_position, Material, MaterialIndex, RuleSet, Wdl};
 use gen::{generate, GenOptions};
-use probe::Tablebase;
+use probe::{DrawCounts, Tablebase};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rules::Position;
 
-/// Tables with DTC files up to 4 pieces, plus a few 5-piece pairs, built
-/// once per rule set.
+/// Tables with DTC files up to 4 pieces, built once per rule set, plus a
+/// five-piece pair under `fmjd`. The rule sets differ in the counted
+/// endings, which are all within 4 pieces; outside them a value or a DTC
+/// differs only through an exit into one, and the ignored
+/// `best_moves_win_every_game_in_a_built_set` plays every rule set's full
+/// five-piece set.
 fn dtc_tables(rule_set: RuleSet) -> &'static Path {
     static DIRS: [OnceLock<tempfile::TempDir>; 3] =
         [OnceLock::new(), OnceLock::new(), OnceLock::new()];
@@ -39,6 +47,9 @@ fn dtc_tables(rule_set: RuleSet) -> &'static Path {
             let mut options = GenOptions::new(dir.path(), rule_set, 4);
             options.dtc = true;
             generate(&options).expect("generation up to 4 pieces");
+            if rule_set != RuleSet::Fmjd {
+                return dir;
+            }
             options.materials = FIVE_PIECES.iter().map(|m| m.parse().unwrap()).collect();
             generate(&options).expect("generation of 5-piece pairs");
             dir
@@ -301,7 +312,8 @@ fn play_games(rule_set: RuleSet, games: usize, seed: u64) {
 fn play_games_in(dir: &Path, rule_set: RuleSet, games: usize, seed: u64) {
     let tb = Tablebase::open(dir, rule_set).unwrap();
     let materials = tb.materials_on_disk();
-    assert!(materials.iter().any(|m| m.pieces() == 5));
+    let most = if rule_set == RuleSet::Fmjd { 5 } else { 4 };
+    assert!(materials.iter().any(|m| m.pieces() == most));
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut plies = 0;
     for g in 0..games {
@@ -396,4 +408,162 @@ fn the_explorer_api_gives_the_line() {
         assert_eq!(v, serve_support::cli_json(dir, fen, &["--line"]), "{fen}");
         assert_eq!(v["line"].is_null(), v["result"] == "draw", "{fen}: {v}");
     }
+}
+
+/// The value of `child`, reached with these counts, for its side to move.
+fn child_wdl(tb: &Tablebase, child: &Position, counts: DrawCounts) -> Wdl {
+    if child.pieces(child.side_to_move()).is_empty() {
+        return Wdl::Loss;
+    }
+    tb.probe_wdl_with(child, counts).unwrap()
+}
+
+/// One decided position under the 25-move rule: the boundary, its moves
+/// and its line. Returns whether the boundary could be crossed (d >= 2).
+fn check_kings_only_boundary(tb: &Tablebase, pos: &Position) -> bool {
+    let wdl = fresh(tb, pos);
+    let d = tb.probe_dtc(pos).unwrap().expect("decided");
+    assert!(d <= 50, "{pos}: DTC {d} above 50 in a table up to 5 pieces");
+    let held = DrawCounts::new(None, (50 - d) as u8);
+    assert_eq!(
+        tb.probe_wdl_with(pos, held).unwrap(),
+        wdl,
+        "{pos}: 50 - {d}"
+    );
+    for m in tb.move_values_with(pos, held).unwrap() {
+        let after = if pos.is_conversion(&m.mv) { 0 } else { 51 - d };
+        if after >= 50 {
+            continue; // only at d = 1: the count has run out after this move
+        }
+        let counts = DrawCounts::new(m.plies_left_after, after as u8);
+        let child = child_wdl(tb, &pos.play(&m.mv), counts);
+        assert_eq!(m.wdl, child.flipped(), "{pos}: {:?} with {}", m.mv, 50 - d);
+    }
+    let line = probe::principal_line(tb, pos, held)
+        .unwrap()
+        .expect("decided");
+    assert!(line.moves.len() >= d as usize, "{pos}: {:?}", line.moves);
+    if d < 2 {
+        return false;
+    }
+    let late = DrawCounts::new(None, (51 - d) as u8);
+    assert_eq!(
+        tb.probe_wdl_with(pos, late).unwrap(),
+        Wdl::Draw,
+        "{pos}: 51 - {d}"
+    );
+    assert!(probe::principal_line(tb, pos, late).unwrap().is_none());
+    true
+}
+
+#[test]
+fn the_25_move_rule_keeps_a_result_only_while_the_conversion_comes_in_time() {
+    let tb = Tablebase::open(dtc_tables(RuleSet::Fmjd), RuleSet::Fmjd).unwrap();
+    let uncounted: Vec<Material> = tb
+        .materials_on_disk()
+        .into_iter()
+        .filter(|m| m.counted_ending().is_none())
+        .collect();
+    let mut rng = SmallRng::seed_from_u64(25);
+    let mut crossed = 0;
+    for _ in 0..400 {
+        let pos = random_decided(&tb, &mut rng, &uncounted);
+        crossed += usize::from(check_kings_only_boundary(&tb, &pos));
+    }
+    assert!(crossed > 40, "{crossed} positions with a DTC of 2 or more");
+    // Out of range, and where the rule does not apply.
+    let pos: Position = "W:WK46,K47,28:BK5".parse().unwrap();
+    assert!(tb.probe_wdl_with(&pos, DrawCounts::new(None, 50)).is_err());
+    let counted = tb.probe_wdl_with(&pos, DrawCounts::new(None, 49)).unwrap();
+    assert_eq!(
+        counted,
+        tb.probe_wdl(&pos, None).unwrap(),
+        "a 16-move ending"
+    );
+    let pure = Tablebase::open(dtc_tables(RuleSet::Pure), RuleSet::Pure).unwrap();
+    let pos: Position = "W:WK4,33:BK18,27".parse().unwrap();
+    let late = pure
+        .probe_wdl_with(&pos, DrawCounts::new(None, 49))
+        .unwrap();
+    assert_eq!(
+        late,
+        pure.probe_wdl(&pos, None).unwrap(),
+        "pure has no limit"
+    );
+}
+
+/// A decided position outside the counted endings with a DTC of 3 or more.
+fn long_decided(tb: &Tablebase) -> (Position, u32) {
+    let materials: Vec<Material> = vec!["KK-KK".parse().unwrap()];
+    let mut rng = SmallRng::seed_from_u64(7);
+    loop {
+        let pos = random_decided(tb, &mut rng, &materials);
+        let d = tb.probe_dtc(&pos).unwrap().expect("decided");
+        if d >= 3 {
+            return (pos, d);
+        }
+    }
+}
+
+#[test]
+fn the_command_line_and_the_explorer_apply_the_25_move_rule() {
+    let dir = dtc_tables(RuleSet::Fmjd);
+    let tb = Tablebase::open(dir, RuleSet::Fmjd).unwrap();
+    let (pos, d) = long_decided(&tb);
+    let fen = pos.to_string();
+    let wdl = fresh(&tb, &pos);
+    let held = (50 - d).to_string();
+    let late = (51 - d).to_string();
+    let v = serve_support::cli_json(dir, &fen, &["--kings-only-plies", &held]);
+    assert_eq!(
+        (v["result"].as_str(), v["dtc"].as_u64()),
+        (Some(wdl.as_str()), Some(u64::from(d)))
+    );
+    assert_eq!(v["kings_only_plies"], 50 - d);
+    for m in v["moves"].as_array().unwrap() {
+        let after = m["kings_only_plies_after"].as_u64().unwrap();
+        assert!(after == 0 || after == u64::from(51 - d), "{m}");
+    }
+    let v = serve_support::cli_json(dir, &fen, &["--kings-only-plies", &late]);
+    assert_eq!(
+        (v["result"].as_str(), v["dtc"].is_null()),
+        (Some("draw"), true)
+    );
+    let out = std::process::Command::new(common::dtb())
+        .args(["probe", "--kings-only-plies", &late, "--dir"])
+        .arg(dir)
+        .arg(&fen)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "{fen}\ndraw ({} played with only kings moving)",
+            late_plies(&late)
+        )),
+        "{text}"
+    );
+    let server = serve_support::serve(dir, &[]);
+    let query = format!(
+        "/api/probe?fen={}&kings_only_plies={held}",
+        serve_support::encode(&fen)
+    );
+    let (status, body) = serve_support::get(server.addr, &query);
+    assert_eq!(status, 200, "{body}");
+    let api: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let cli = serve_support::cli_json(dir, &fen, &["--kings-only-plies", &held, "--line"]);
+    assert_eq!(api, cli);
+    let (status, _) = serve_support::get(
+        server.addr,
+        &format!(
+            "/api/probe?fen={}&kings_only_plies=50",
+            serve_support::encode(&fen)
+        ),
+    );
+    assert_eq!(status, 400);
+}
+
+fn late_plies(n: &str) -> String {
+    format!("{n} {}", if n == "1" { "ply" } else { "plies" })
 }

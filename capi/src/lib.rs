@@ -19,7 +19,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use probe::{ProbeError, RuleSet, Storage, Tablebase, TablebaseOptions, Wdl};
+use probe::{DrawCounts, ProbeError, RuleSet, Storage, Tablebase, TablebaseOptions, Wdl};
 use rules::{Color, Position};
 
 /// Success.
@@ -172,7 +172,9 @@ fn probe_error(e: &ProbeError) -> c_int {
         | ProbeError::WrongMaterial { .. } => DTB_ERR_CORRUPTED_TABLE,
         ProbeError::TooManyPieces { .. } => DTB_ERR_TOO_MANY_PIECES,
         ProbeError::InvalidPosition(_) => DTB_ERR_INVALID_POSITION,
-        ProbeError::BadPliesLeft { .. } => DTB_ERR_BAD_ARGUMENT,
+        ProbeError::BadPliesLeft { .. } | ProbeError::BadKingsOnlyPlies { .. } => {
+            DTB_ERR_BAD_ARGUMENT
+        }
         ProbeError::Io { .. } => DTB_ERR_IO,
         // A kind of error added to the prober and not mapped here yet: a
         // bug of this library, reported as one, with its message.
@@ -204,6 +206,19 @@ fn plies_arg(plies_left: c_int) -> Result<Option<u8>, c_int> {
         _ => Err(fail(
             DTB_ERR_BAD_ARGUMENT,
             "plies_left must be -1 (fresh) or 0..=32",
+        )),
+    }
+}
+
+/// Both draw counts from the C arguments (the prober checks the ranges it
+/// knows: plies left in the ending, king-only plies 0-49).
+fn counts_arg(plies_left: c_int, kings_only_plies: c_int) -> Result<DrawCounts, c_int> {
+    let plies_left = plies_arg(plies_left)?;
+    match u8::try_from(kings_only_plies) {
+        Ok(n) => Ok(DrawCounts::new(plies_left, n)),
+        Err(_) => Err(fail(
+            DTB_ERR_BAD_ARGUMENT,
+            "kings_only_plies must be 0..=49",
         )),
     }
 }
@@ -369,25 +384,25 @@ unsafe fn out<T>(ptr: *mut T, value: T) {
 fn wdl_call(
     tb: &Tablebase,
     pos: &Position,
-    plies_left: c_int,
+    (plies_left, kings_only_plies): (c_int, c_int),
     cached_only: bool,
     wdl: *mut c_int,
 ) -> c_int {
     if wdl.is_null() {
         return fail(DTB_ERR_BAD_ARGUMENT, "wdl is NULL");
     }
-    let plies = match plies_arg(plies_left) {
-        Ok(p) => p,
+    let counts = match counts_arg(plies_left, kings_only_plies) {
+        Ok(c) => c,
         Err(code) => return code,
     };
     let result = if cached_only {
-        match tb.probe_wdl_if_cached(pos, plies) {
+        match tb.probe_wdl_if_cached(pos, counts.plies_left) {
             Ok(Some(w)) => Ok(w),
             Ok(None) => return fail(DTB_ERR_NOT_CACHED, "not in memory"),
             Err(e) => Err(e),
         }
     } else {
-        tb.probe_wdl(pos, plies)
+        tb.probe_wdl_with(pos, counts)
     };
     match result {
         // SAFETY: checked non-null above.
@@ -413,7 +428,7 @@ pub unsafe extern "C" fn dtb_probe_wdl(
     // SAFETY: forwarded caller contract (include/dtb.h).
     unsafe {
         with_masks(tb, white, black, kings, side_to_move, |tb, p| {
-            wdl_call(tb, p, plies_left, false, wdl)
+            wdl_call(tb, p, (plies_left, 0), false, wdl)
         })
     }
 }
@@ -427,7 +442,49 @@ pub unsafe extern "C" fn dtb_probe_wdl_fen(
     wdl: *mut c_int,
 ) -> c_int {
     // SAFETY: forwarded caller contract (include/dtb.h).
-    unsafe { with_fen(tb, fen, |tb, p| wdl_call(tb, p, plies_left, false, wdl)) }
+    unsafe {
+        with_fen(tb, fen, |tb, p| {
+            wdl_call(tb, p, (plies_left, 0), false, wdl)
+        })
+    }
+}
+
+/// `dtb_probe_wdl` with the king-only plies of the 25-move rule (0-49).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn dtb_probe_wdl_kings_only(
+    tb: *const DtbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    side_to_move: c_int,
+    plies_left: c_int,
+    kings_only_plies: c_int,
+    wdl: *mut c_int,
+) -> c_int {
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe {
+        with_masks(tb, white, black, kings, side_to_move, |tb, p| {
+            wdl_call(tb, p, (plies_left, kings_only_plies), false, wdl)
+        })
+    }
+}
+
+/// `dtb_probe_wdl_kings_only` for a position in PDN.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_wdl_kings_only_fen(
+    tb: *const DtbTablebase,
+    fen: *const c_char,
+    plies_left: c_int,
+    kings_only_plies: c_int,
+    wdl: *mut c_int,
+) -> c_int {
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe {
+        with_fen(tb, fen, |tb, p| {
+            wdl_call(tb, p, (plies_left, kings_only_plies), false, wdl)
+        })
+    }
 }
 
 /// Like `dtb_probe_wdl`, answering only from memory already decoded;
@@ -445,7 +502,7 @@ pub unsafe extern "C" fn dtb_probe_wdl_if_cached(
     // SAFETY: forwarded caller contract (include/dtb.h).
     unsafe {
         with_masks(tb, white, black, kings, side_to_move, |tb, p| {
-            wdl_call(tb, p, plies_left, true, wdl)
+            wdl_call(tb, p, (plies_left, 0), true, wdl)
         })
     }
 }
@@ -540,7 +597,7 @@ pub unsafe extern "C" fn dtb_probe_dtc_fen(
 fn best_move_call(
     tb: &Tablebase,
     pos: &Position,
-    plies_left: c_int,
+    (plies_left, kings_only_plies): (c_int, c_int),
     buf: *mut c_char,
     buf_len: usize,
     wdl: *mut c_int,
@@ -549,11 +606,11 @@ fn best_move_call(
     if buf.is_null() || buf_len == 0 {
         return fail(DTB_ERR_BAD_ARGUMENT, "move buffer is NULL or empty");
     }
-    let p = match plies_arg(plies_left) {
-        Ok(p) => p,
-        Err(c) => return c,
+    let counts = match counts_arg(plies_left, kings_only_plies) {
+        Ok(c) => c,
+        Err(code) => return code,
     };
-    match tb.best_move(pos, p) {
+    match tb.best_move_with(pos, counts) {
         Ok(Some(m)) => {
             let text = pos.move_to_pdn(&m.mv);
             if text.len() + 1 > buf_len {
@@ -599,7 +656,7 @@ pub unsafe extern "C" fn dtb_best_move(
     // SAFETY: forwarded caller contract (include/dtb.h).
     unsafe {
         with_masks(tb, white, black, kings, side_to_move, |tb, p| {
-            best_move_call(tb, p, plies_left, buf, buf_len, wdl, plies)
+            best_move_call(tb, p, (plies_left, 0), buf, buf_len, wdl, plies)
         })
     }
 }
@@ -618,7 +675,37 @@ pub unsafe extern "C" fn dtb_best_move_fen(
     // SAFETY: forwarded caller contract (include/dtb.h).
     unsafe {
         with_fen(tb, fen, |tb, p| {
-            best_move_call(tb, p, plies_left, buf, buf_len, wdl, plies)
+            best_move_call(tb, p, (plies_left, 0), buf, buf_len, wdl, plies)
+        })
+    }
+}
+
+/// `dtb_best_move_fen` with the king-only plies of the 25-move rule (0-49):
+/// the best move never lets a win slip under the rule.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn dtb_best_move_kings_only_fen(
+    tb: *const DtbTablebase,
+    fen: *const c_char,
+    plies_left: c_int,
+    kings_only_plies: c_int,
+    buf: *mut c_char,
+    buf_len: usize,
+    wdl: *mut c_int,
+    plies: *mut c_int,
+) -> c_int {
+    // SAFETY: forwarded caller contract (include/dtb.h).
+    unsafe {
+        with_fen(tb, fen, |tb, p| {
+            best_move_call(
+                tb,
+                p,
+                (plies_left, kings_only_plies),
+                buf,
+                buf_len,
+                wdl,
+                plies,
+            )
         })
     }
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use format::{Material, RuleSet};
 use gen::{generate, GenOptions};
-use probe::{Tablebase, Wdl};
+use probe::{DrawCounts, Tablebase, Wdl};
 use rules::Position;
 
 /// `libdtb.a`, built here by a nested cargo in a target folder of its own
@@ -71,6 +71,7 @@ fn c_example_agrees_with_the_rust_api() {
         "W:WK1:BK50",
         "W:W3:B1",
         "W:W46:BK41",
+        "W:WK26,32:BK5,16",
     ];
     let run = Command::new(&exe)
         .arg(dir.path())
@@ -106,12 +107,20 @@ fn c_example_agrees_with_the_rust_api() {
             .unwrap()
             .map_or("-".to_string(), |m| pos.move_to_pdn(&m.mv));
         let dtc = tb.probe_dtc(&pos).unwrap().map_or(-1, |d| d as i32);
+        let kings = kings_only_text(&tb, &pos, dtc);
         let expected = format!(
-            "{fen}\twdl={}\tplies={d}\tbest={best}\twdl4={w4}\tdtc={dtc}",
+            "{fen}\twdl={}\tplies={d}\tbest={best}\twdl4={w4}\tdtc={dtc}\tkings={kings}",
             wdl_int(v)
         );
         assert_eq!(*line, expected);
     }
+    // The 25-move rule bites: some decided position is drawn one ply late.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("kings=1/0/") || l.contains("kings=-1/0/")),
+        "{stdout}"
+    );
     let tail = lines[lines.len() - 2];
     let expected = format!(
         "max_pieces={} version={}",
@@ -119,6 +128,23 @@ fn c_example_agrees_with_the_rust_api() {
         env!("CARGO_PKG_VERSION")
     );
     assert_eq!(tail, expected);
+}
+
+/// What the C example prints for the 25-move rule: the values with
+/// `50 - dtc` and `51 - dtc` king-only plies and the best move with the
+/// first, from the Rust API.
+fn kings_only_text(tb: &Tablebase, pos: &Position, dtc: i32) -> String {
+    if !(2..=50).contains(&dtc) {
+        return "-".into();
+    }
+    let with = |n: i32| DrawCounts::new(None, n as u8);
+    let held = wdl_int(tb.probe_wdl_with(pos, with(50 - dtc)).unwrap());
+    let dropped = wdl_int(tb.probe_wdl_with(pos, with(51 - dtc)).unwrap());
+    let best = tb
+        .best_move_with(pos, with(50 - dtc))
+        .unwrap()
+        .map_or("-".to_string(), |m| pos.move_to_pdn(&m.mv));
+    format!("{held}/{dropped}/{best}")
 }
 
 /// Compiles a C program of this test folder against `libdtb.a`.

@@ -4,11 +4,14 @@
  *   probe_example DIR FEN [FEN...]
  *
  * For each FEN prints one line:
- *   FEN <tab> wdl=W <tab> plies=P <tab> best=MOVE <tab> wdl4=W4 <tab> dtc=D
+ *   FEN <tab> wdl=W <tab> plies=P <tab> best=MOVE <tab> wdl4=W4 <tab> dtc=D <tab> kings=K
  * where W is the value with a freshly entered counter, P the stored
  * distance (-1: none), MOVE a best move ("-" when there is none), W4 the
  * value with 4 plies left on the counter and D the distance to conversion
- * (-1: a draw; "none" without .dtc files). Errors print "error=CODE message".
+ * (-1: a draw; "none" without .dtc files). K is, for a position
+ * with a DTC of 2 to 50, "A/B/MOVE": the values with 50 - D and 51 - D plies played
+ * with only kings moving (the 25-move rule), and the best move with
+ * 50 - D; else "-". Errors print "error=CODE message".
  * It also checks the mask interface, a few bad calls and calls on a closed
  * handle, then prints "ok".
  */
@@ -58,8 +61,22 @@ int main(int argc, char **argv) {
         if (rc == DTB_ERR_MISSING_TABLE) strcpy(dtc_text, "none");
         else if (rc != DTB_OK) return fail("dtc", rc);
         else snprintf(dtc_text, sizeof dtc_text, "%d", dtc);
-        printf("%s\twdl=%d\tplies=%d\tbest=%s\twdl4=%d\tdtc=%s\n", argv[i], wdl, plies, move, wdl4,
-               dtc_text);
+        char kings_text[96] = "-";
+        if (rc == DTB_OK && dtc >= 2 && dtc <= 50) {
+            int held = 0, dropped = 0;
+            char kings_move[DTB_MOVE_BUFFER];
+            rc = dtb_probe_wdl_kings_only_fen(tb, argv[i], DTB_PLIES_FRESH, 50 - dtc, &held);
+            if (rc != DTB_OK) return fail("kings only", rc);
+            rc = dtb_probe_wdl_kings_only_fen(tb, argv[i], DTB_PLIES_FRESH, 51 - dtc, &dropped);
+            if (rc != DTB_OK) return fail("kings only + 1", rc);
+            rc = dtb_best_move_kings_only_fen(tb, argv[i], DTB_PLIES_FRESH, 50 - dtc, kings_move,
+                                              sizeof kings_move, NULL, NULL);
+            if (rc == DTB_ERR_INVALID_POSITION) strcpy(kings_move, "-");
+            else if (rc != DTB_OK) return fail("kings only best move", rc);
+            snprintf(kings_text, sizeof kings_text, "%d/%d/%s", held, dropped, kings_move);
+        }
+        printf("%s\twdl=%d\tplies=%d\tbest=%s\twdl4=%d\tdtc=%s\tkings=%s\n", argv[i], wdl, plies,
+               move, wdl4, dtc_text, kings_text);
     }
 
     /* The mask interface: White king on 46 and 47, man on 28; Black king on 5. */
@@ -86,6 +103,8 @@ int main(int argc, char **argv) {
     if (dtb_probe_wdl_fen(tb, "W:WK1:BK50", -1, NULL) != DTB_ERR_BAD_ARGUMENT) return fail("null out", 0);
     if (dtb_best_move_fen(tb, "W:WK1:BK50", -1, NULL, 0, NULL, NULL) != DTB_ERR_BAD_ARGUMENT) return fail("null buf", 0);
     if (dtb_probe_wdl_fen(tb, "W:WK1,K2,K3:BK4,K5,K6", -1, &a) != DTB_ERR_MISSING_TABLE) return fail("missing", 0);
+    if (dtb_probe_wdl_kings_only_fen(tb, "W:WK1:BK50", -1, 50, &a) != DTB_ERR_BAD_ARGUMENT) return fail("50 king-only plies", 0);
+    if (dtb_probe_wdl_kings_only(tb, 1ull << 30, 1, 0, DTB_WHITE, -1, -1, &a) != DTB_ERR_BAD_ARGUMENT) return fail("negative king-only plies", 0);
     if (strlen(dtb_last_error()) == 0) return fail("message", 0);
     if (dtb_open(NULL, 0, 0) != NULL) return fail("null dir", 0);
     if (dtb_open(".", 9, 0) != NULL) return fail("rules", 0);

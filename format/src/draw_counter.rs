@@ -23,7 +23,7 @@
 //! Under `pure` nothing is capped and the distance is a plain count of
 //! plies inside the lone-king endings.
 
-use rules::{lone_king_alone_on_long_diagonal, CountedEnding, Position};
+use rules::{lone_king_alone_on_long_diagonal, CountedEnding, Move, Position};
 
 use crate::material::Material;
 use crate::value::{DistanceValue, RuleSet, ValueKind, Wdl};
@@ -317,6 +317,42 @@ pub fn finish_value(
         wdl,
         distance: Some(plies.min(DistanceValue::MAX_PLIES as u32) as u8),
     }
+}
+
+/// The 25-move rule: the game is drawn once 50 plies in a row (25 moves by
+/// each side) have been played with only kings moving, no capture and no
+/// man move.
+pub const KINGS_ONLY_LIMIT: u32 = 50;
+
+/// The king-only plies played after `mv` from `pos`, where `played` had
+/// been played before it: one more after a king move that captures
+/// nothing, none after a capture or a man move (a conversion). The one
+/// rule for how a move passes the 25-move count on.
+pub fn kings_only_plies_after(pos: &Position, mv: &Move, played: u32) -> u32 {
+    if pos.is_conversion(mv) {
+        0
+    } else {
+        played + 1
+    }
+}
+
+/// Whether the 25-move count can change a result in a position of class
+/// `class`: under `fmjd` and `fmjd-diagonal` outside the counted endings.
+/// Inside them the 16- or 5-move count binds first: the ending begins
+/// after a capture or a crowning (no king-only plies yet), and 32 or 10
+/// plies are fewer than 50. `pure` has no draw limit.
+pub fn kings_only_rule_applies(rule_set: RuleSet, class: Option<CountedEnding>) -> bool {
+    rule_set.has_move_limits() && class.is_none()
+}
+
+/// Whether a decided result with distance to conversion `dtc` holds when
+/// `played` king-only plies have been played already: the conversion must
+/// come by the 50th king-only ply (its `dtc - 1` king plies before it end
+/// at `played + dtc - 1 <= 49`). A position whose game is over (`dtc` 0)
+/// keeps its result even at 50. Use it where
+/// [`kings_only_rule_applies`].
+pub fn holds_under_kings_only_rule(played: u32, dtc: u32) -> bool {
+    played + dtc <= KINGS_ONLY_LIMIT
 }
 
 #[cfg(test)]

@@ -66,6 +66,12 @@ pub enum ProbeError {
         /// The largest meaningful value.
         max: u32,
     },
+    /// A bad count of king-only plies (the 25-move rule).
+    #[error("king-only plies must be between 0 and 49 (got {got}): at 50 the game is drawn")]
+    BadKingsOnlyPlies {
+        /// The value given.
+        got: u32,
+    },
     /// The folder of a rule set's tables is missing or unreadable (at
     /// [`crate::Tablebase::open`]).
     #[error("no {rule_set} tables: {} cannot be read ({source})", path.display())]

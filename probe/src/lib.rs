@@ -35,14 +35,18 @@
 //! for [`install_sigbus_guard`], which turns it into an error.
 #![warn(missing_docs)]
 
+pub mod answer;
 mod error;
 pub mod generator;
+mod kings_only;
 mod mapped;
 mod table;
 mod tablebase;
 
+pub use answer::{answer, principal_line, Answer, Distances, Line, MoveAnswer};
 pub use error::ProbeError;
 pub use format::{table_dir, Material, RuleSet, TableValue, Wdl};
+pub use kings_only::DrawCounts;
 pub use mapped::{install_sigbus_guard, sigbus_guard_installed};
 pub use tablebase::{MoveValue, Probe, Storage, Tablebase, TablebaseOptions, MAX_TABLE_PIECES};
 

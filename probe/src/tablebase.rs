@@ -118,6 +118,18 @@ pub struct MoveValue {
     pub dtc: Option<u32>,
 }
 
+/// The order of [`Tablebase::move_values`]: wins first, shortest (by
+/// distance, then DTC), then draws, then losses, longest first.
+pub(crate) fn move_order(m: &MoveValue) -> (u8, i64, i64) {
+    let plies = i64::from(m.plies.unwrap_or(0));
+    let dtc = i64::from(m.dtc.unwrap_or(u32::MAX));
+    match m.wdl {
+        Wdl::Win => (0, plies, dtc),
+        Wdl::Draw => (1, 0, 0),
+        Wdl::Loss => (2, -plies, -m.dtc.map_or(0, i64::from)),
+    }
+}
+
 /// A position's answer: its result (for the given state of the draw
 /// counter) and, where the table keeps one, the distance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -865,15 +877,7 @@ impl Tablebase {
                 dtc,
             });
         }
-        out.sort_by_key(|m| {
-            let plies = i64::from(m.plies.unwrap_or(0));
-            let dtc = i64::from(m.dtc.unwrap_or(u32::MAX));
-            match m.wdl {
-                Wdl::Win => (0, plies, dtc),
-                Wdl::Draw => (1, 0, 0),
-                Wdl::Loss => (2, -plies, -m.dtc.map_or(0, i64::from)),
-            }
-        });
+        out.sort_by_key(move_order);
         Ok(out)
     }
 

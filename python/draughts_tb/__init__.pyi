@@ -4,6 +4,8 @@ import os
 from pathlib import Path
 from typing import List, Literal, Optional, Protocol, Sequence, Tuple, Union, final
 
+from typing_extensions import deprecated
+
 __all__ = [
     "BOARD_COUNTERS",
     "BuiltTableInfo",
@@ -76,8 +78,28 @@ class ProbedMove:
     def wdl(self) -> int:
         """1 win, 0 draw, -1 loss (for the side playing the move)."""
     @property
+    def dtc(self) -> Optional[int]:
+        """Distance to conversion through this move, in plies (1 if it converts); None
+        for a draw or without DTC files."""
+    @property
+    def counted_threshold(self) -> Optional[int]:
+        """In a 16- or 5-move ending under the FMJD limits: the plies the count must
+        have left for this move's result to hold; else None."""
+    @property
+    def lone_king_plies(self) -> Optional[int]:
+        """Under ``pure``, in the lone-king endings: plies through this move until the
+        game ends or leaves them with the result settled; else None."""
+    @property
+    def plies_left_after(self) -> Optional[int]:
+        """The plies left on the 16- or 5-move count after the move; None where none runs."""
+    @property
+    def kings_only_plies_after(self) -> Optional[int]:
+        """The king-only plies of the 25-move rule after the move (0 after a capture
+        or a man move); None where the rule does not apply."""
+    @property
+    @deprecated("use counted_threshold, lone_king_plies or dtc")
     def plies(self) -> Optional[int]:
-        """Plies to the result through this move where the table keeps distances, else None."""
+        """Deprecated: ``counted_threshold`` or ``lone_king_plies``."""
     @property
     def fen(self) -> str:
         """The position after the move (canonical PDN)."""
@@ -105,9 +127,22 @@ class ProbeResult:
     def wdl(self) -> int:
         """1 win, 0 draw, -1 loss."""
     @property
+    def dtc(self) -> Optional[int]:
+        """Distance to conversion in plies: plies, the conversion included, to the
+        next capture or man move on the best path (winner shortest, loser longest);
+        None for a draw or without DTC files (``dtb gen --dtc``)."""
+    @property
+    def counted_threshold(self) -> Optional[int]:
+        """In a 16- or 5-move ending under the FMJD limits: the plies the count must
+        have left for the result to hold; else None."""
+    @property
+    def lone_king_plies(self) -> Optional[int]:
+        """Under ``pure``, in the lone-king endings: plies until the game ends or
+        leaves them with the result settled; else None."""
+    @property
+    @deprecated("use counted_threshold, lone_king_plies or dtc")
     def plies(self) -> Optional[int]:
-        """Plies to the result where the table keeps distances (counted endings;
-        lone-king endings under ``pure``); None for draws and WLD tables."""
+        """Deprecated: ``counted_threshold`` or ``lone_king_plies``."""
     @property
     def distance(self) -> Optional[int]:
         """The plies the table's win or loss needs on the draw counter, also when
@@ -118,6 +153,17 @@ class ProbeResult:
     @property
     def plies_left(self) -> Optional[int]:
         """The draw counter the answer assumes; None outside counted endings."""
+    @property
+    def kings_only_plies(self) -> Optional[int]:
+        """The king-only plies of the 25-move rule the answer assumes; None where the
+        rule does not apply (counted endings, ``pure``)."""
+    @property
+    def dtc_available(self) -> bool:
+        """Whether the DTC files of the position's material are there."""
+    @property
+    def line(self) -> Optional[List[str]]:
+        """With ``probe(..., line=True)``: the principal line to the end of the game
+        (PDN moves); None for a draw or when not asked for."""
     @property
     def moves(self) -> Tuple[ProbedMove, ...]:
         """Every legal move, best first: wins (shortest first), draws, losses (longest first)."""
@@ -152,22 +198,36 @@ class Tablebase:
         """The materials whose table files are present."""
     def has_table(self, material: str) -> bool:
         """Whether the table of ``material`` (e.g. ``"KKM-K"``) is present and valid."""
-    def probe(self, position: _Position, plies_left: Optional[int] = None) -> ProbeResult:
-        """The result, distances and every move's value.
+    def probe(
+        self,
+        position: _Position,
+        plies_left: Optional[int] = None,
+        *,
+        kings_only_plies: int = 0,
+        line: bool = False,
+    ) -> ProbeResult:
+        """The result, distances and every move's value; ``line=True`` adds the
+        principal line.
 
         ``plies_left``: plies left on the FMJD draw counter of a 16- or 5-move
         ending (None: just entered, or, for a board, its own counters).
+        ``kings_only_plies``: plies played in a row with only kings moving
+        (0-49; the 25-move rule draws a win that cannot convert by the 50th;
+        above 0 a decided position needs its DTC file).
         Raises ``ValueError`` (bad FEN, finished game, more than 10 pieces,
-        bad ``plies_left``), ``MissingTableError``, ``CorruptedTableError``.
+        bad ``plies_left`` or ``kings_only_plies``), ``MissingTableError``,
+        ``CorruptedTableError``.
         """
-    def wdl(self, position: _Position, plies_left: Optional[int] = None) -> int:
+    def wdl(
+        self, position: _Position, plies_left: Optional[int] = None, *, kings_only_plies: int = 0
+    ) -> int:
         """1 (win), 0 (draw) or -1 (loss) for the side to move."""
     def wdl_if_cached(
         self, position: _Position, plies_left: Optional[int] = None
     ) -> Optional[int]:
         """Like :meth:`wdl`, but None when a table block would have to be read."""
     def best_move(
-        self, position: _Position, plies_left: Optional[int] = None
+        self, position: _Position, plies_left: Optional[int] = None, *, kings_only_plies: int = 0
     ) -> Optional[ProbedMove]:
         """The shortest win or longest defence (distance tables), or a move that
         keeps the result (WLD tables); None when there is no legal move."""
@@ -253,10 +313,12 @@ def generate(
     *,
     materials: Optional[Sequence[str]] = None,
     threads: Optional[int] = None,
+    dtc: bool = False,
 ) -> GenerateReport:
     """Build every table of up to ``pieces`` pieces (or the named ``materials``
     and what they depend on) into ``path/<rules>/``; valid tables already there
-    are kept. Raises ``ValueError`` for bad arguments, ``OSError`` for I/O."""
+    are kept; ``dtc`` also writes the distance-to-conversion files. Raises
+    ``ValueError`` for bad arguments, ``OSError`` for I/O."""
 
 def verify(
     path: Union[str, "os.PathLike[str]"],

@@ -51,20 +51,40 @@ pub struct Query {
     /// Plies left on the counter of its counted ending (`None`: just
     /// entered, or not a counted ending).
     pub plies_left: Option<u8>,
+    /// King-only plies of the 25-move rule (the prober checks the range).
+    pub kings_only_plies: u8,
 }
 
-/// Reads `position` and the counter: `plies_left` when given, else a
-/// board's own counters, else none (a freshly entered ending).
+impl Query {
+    /// Both draw counts, for the prober.
+    pub fn counts(&self) -> probe::DrawCounts {
+        probe::DrawCounts::new(self.plies_left, self.kings_only_plies)
+    }
+}
+
+/// Reads `position` and the counters: `plies_left` when given, else a
+/// board's own counters, else none (a freshly entered ending); the
+/// king-only plies of the 25-move rule as given.
 pub fn query(
     position: &Bound<'_, PyAny>,
     plies_left: Option<&Bound<'_, PyAny>>,
+    kings_only_plies: i64,
 ) -> PyResult<Query> {
+    let kings_only_plies = match u8::try_from(kings_only_plies) {
+        Ok(n) if n < 50 => n,
+        _ => {
+            return Err(value_error(format!(
+                "kings_only_plies must be between 0 and 49 (got {kings_only_plies})"
+            )))
+        }
+    };
     if let Ok(text) = position.cast::<PyString>() {
         // The fast path: a FEN string.
         let pos = parse_fen(&text.to_cow()?)?;
         return Ok(Query {
             pos,
             plies_left: plies_arg(plies_left)?,
+            kings_only_plies,
         });
     }
     let pos = parse_fen(&fen_text(position)?)?;
@@ -72,7 +92,11 @@ pub fn query(
         Some(_) => plies_arg(plies_left)?,
         None => board_plies_left(position, &pos),
     };
-    Ok(Query { pos, plies_left })
+    Ok(Query {
+        pos,
+        plies_left,
+        kings_only_plies,
+    })
 }
 
 /// Checks a `plies_left` argument (the prober checks it against the

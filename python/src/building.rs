@@ -88,10 +88,12 @@ impl GenerateReport {
 /// `materials` (e.g. `["KKM-K"]`) and what they depend on, into
 /// `path/<rules>/`. Tables already present and valid are kept, so an
 /// interrupted run resumes. `progress` shows progress bars on a terminal's
-/// stderr; `threads` (default: all cores) sets the worker threads. Returns
+/// stderr; `threads` (default: all cores) sets the worker threads; `dtc`
+/// also writes the distance-to-conversion files (`dtb gen --dtc`). Returns
 /// a `GenerateReport`. The GIL is released while building.
 #[pyfunction]
-#[pyo3(signature = (path, pieces = 4, rules = "fmjd", progress = true, *, materials = None, threads = None))]
+#[pyo3(signature = (path, pieces = 4, rules = "fmjd", progress = true, *, materials = None, threads = None, dtc = false))]
+#[allow(clippy::too_many_arguments)]
 pub fn generate(
     py: Python<'_>,
     path: PathBuf,
@@ -100,6 +102,7 @@ pub fn generate(
     progress: bool,
     materials: Option<Vec<String>>,
     threads: Option<usize>,
+    dtc: bool,
 ) -> PyResult<GenerateReport> {
     if !(2..=MAX_TABLE_PIECES).contains(&pieces) {
         return Err(value_error(format!(
@@ -110,6 +113,7 @@ pub fn generate(
     options.materials = args::materials(materials)?;
     options.threads = args::threads(threads)?;
     options.quiet = !progress;
+    options.dtc = dtc;
     let report = py.detach(|| gen::generate(&options)).map_err(gen_error)?;
     Ok(report.into())
 }

@@ -3,7 +3,7 @@
 //! | Rust error | Python exception |
 //! |---|---|
 //! | a bad FEN, rule set, material name, `plies_left` or option | `ValueError` |
-//! | `ProbeError::InvalidPosition`, `TooManyPieces`, `BadPliesLeft` | `ValueError` |
+//! | `ProbeError::InvalidPosition`, `TooManyPieces`, `BadPliesLeft`, `BadKingsOnlyPlies` | `ValueError` |
 //! | `ProbeError::MissingTable`, `GenError::MissingInput` | `MissingTableError` |
 //! | `ProbeError::Corrupted`, `RuleSetMismatch`, `WrongMaterial` | `CorruptedTableError` |
 //! | I/O errors | `OSError` (with `errno` and `filename` where known) |
@@ -97,7 +97,8 @@ pub fn probe_error(e: ProbeError) -> PyErr {
         ),
         ProbeError::InvalidPosition(_)
         | ProbeError::TooManyPieces { .. }
-        | ProbeError::BadPliesLeft { .. } => PyValueError::new_err(message),
+        | ProbeError::BadPliesLeft { .. }
+        | ProbeError::BadKingsOnlyPlies { .. } => PyValueError::new_err(message),
         ProbeError::Io { path, source } => os_error(&path_text(&path), &source),
         ProbeError::MissingDirectory { path, rule_set, .. } => not_found(
             &path,

@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use format::{Material, RuleSet, Wdl};
-use probe::{MoveValue, ProbeError, Storage, Tablebase, TablebaseOptions};
+use format::{RuleSet, Wdl};
+use probe::{principal_line, MoveAnswer, ProbeError, Storage, Tablebase, TablebaseOptions};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
-use rules::{Move, Position};
+use rules::Move;
 
 use crate::args::{self, Query};
 use crate::errors::{not_found, probe_error, value_error};
@@ -48,37 +48,72 @@ fn wdl_int(wdl: Wdl) -> i8 {
     }
 }
 
+/// Warns that `plies` is deprecated (one release): its meaning is split
+/// into `counted_threshold` and `lone_king_plies`, beside `dtc`.
+fn warn_plies_deprecated(py: Python<'_>) -> PyResult<()> {
+    let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"`plies` is deprecated: use `counted_threshold`, `lone_king_plies` or `dtc`",
+        1,
+    )
+}
+
 /// A legal move with the result it leads to.
 ///
 /// Attributes: `move` (PDN: `32-28`, `28x39`, or `46x37x28` where two
 /// captures share start and end), `result` (`"win"`, `"draw"` or `"loss"`
-/// for the side playing it), `wdl` (1, 0, -1), `plies` (plies to that
-/// result through this move, where the table keeps distances, else None),
-/// `fen` (the position after the move), `from_square`, `to_square` and
-/// `captures` (the squares of the captured pieces, ascending).
-#[pyclass(frozen, get_all, module = "draughts_tb")]
+/// for the side playing it), `wdl` (1, 0, -1), the distances through it in
+/// plies (`dtc`, `counted_threshold`, `lone_king_plies`: see
+/// `ProbeResult`), `plies_left_after` and `kings_only_plies_after` (the
+/// draw counts in the position reached, None where none runs), `fen` (the
+/// position after the move), `from_square`, `to_square` and `captures`
+/// (the squares of the captured pieces, ascending). `plies` is the
+/// deprecated name of `counted_threshold` or `lone_king_plies`.
+#[pyclass(frozen, module = "draughts_tb")]
 #[derive(Clone)]
 pub struct ProbedMove {
-    #[pyo3(name = "move")]
+    #[pyo3(get, name = "move")]
     mv: String,
+    #[pyo3(get)]
     result: &'static str,
+    #[pyo3(get)]
     wdl: i8,
-    plies: Option<u32>,
+    #[pyo3(get)]
+    dtc: Option<u32>,
+    #[pyo3(get)]
+    counted_threshold: Option<u32>,
+    #[pyo3(get)]
+    lone_king_plies: Option<u32>,
+    #[pyo3(get)]
+    plies_left_after: Option<u8>,
+    #[pyo3(get)]
+    kings_only_plies_after: Option<u32>,
+    #[pyo3(get)]
     fen: String,
+    #[pyo3(get)]
     from_square: u8,
+    #[pyo3(get)]
     to_square: u8,
+    #[pyo3(get)]
     captures: Vec<u32>,
+    table_plies: Option<u32>,
 }
 
 impl ProbedMove {
-    fn new(pos: &Position, value: &MoveValue) -> ProbedMove {
-        let mv: &Move = &value.mv;
+    fn new(m: &MoveAnswer) -> ProbedMove {
+        let mv: &Move = &m.value.mv;
         ProbedMove {
-            mv: pos.move_to_pdn(mv),
-            result: value.wdl.as_str(),
-            wdl: wdl_int(value.wdl),
-            plies: value.plies,
-            fen: pos.play(mv).to_string(),
+            mv: m.pdn.clone(),
+            result: m.value.wdl.as_str(),
+            wdl: wdl_int(m.value.wdl),
+            dtc: m.distances.dtc,
+            counted_threshold: m.distances.counted_threshold,
+            lone_king_plies: m.distances.lone_king_plies,
+            plies_left_after: m.value.plies_left_after,
+            kings_only_plies_after: m.kings_only_plies_after,
+            fen: m.after.clone(),
             from_square: mv.from().number(),
             to_square: mv.to().number(),
             captures: mv
@@ -86,15 +121,26 @@ impl ProbedMove {
                 .iter()
                 .map(|s| u32::from(s.number()))
                 .collect(),
+            table_plies: m.value.plies,
         }
     }
 }
 
 #[pymethods]
 impl ProbedMove {
+    /// Deprecated: `counted_threshold` or `lone_king_plies`.
+    #[getter]
+    fn plies(&self, py: Python<'_>) -> PyResult<Option<u32>> {
+        warn_plies_deprecated(py)?;
+        Ok(self.table_plies)
+    }
+
     fn __repr__(&self) -> String {
-        let plies = self.plies.map(|p| format!(" in {p}")).unwrap_or_default();
-        format!("<ProbedMove {} {}{plies}>", self.mv, self.result)
+        let dtc = self
+            .dtc
+            .map(|p| format!(", converts in {p}"))
+            .unwrap_or_default();
+        format!("<ProbedMove {} {}{dtc}>", self.mv, self.result)
     }
 
     fn __str__(&self) -> String {
@@ -105,16 +151,26 @@ impl ProbedMove {
 /// The answer of `Tablebase.probe`.
 ///
 /// Attributes: `fen` (the position, canonical PDN), `result` (`"win"`,
-/// `"draw"` or `"loss"` for the side to move with the counter given),
-/// `wdl` (1, 0, -1), `plies` (plies to that result where the table keeps
-/// distances: the counted endings, and the lone-king endings under
-/// `pure`; None for draws), `distance` (the plies the table's win or loss
-/// needs on the draw counter, even when fewer are left and the result is
-/// therefore a draw; None for draws and WLD tables), `counted_ending` (16
-/// or 5 for the FMJD 16- and 5-move endings, else None), `plies_left` (the
-/// counter the answer assumes; None outside counted endings) and `moves`
-/// (a tuple of `ProbedMove`: every legal move, best first: wins shortest
-/// first, draws, losses longest first).
+/// `"draw"` or `"loss"` for the side to move with the draw counts given),
+/// `wdl` (1, 0, -1); distances, each in plies and None where it does not
+/// apply or for a draw: `dtc` (distance to conversion: plies, the
+/// conversion included, to the next capture or man move on the best path;
+/// needs the DTC files, `dtb gen --dtc`), `counted_threshold` (in a 16- or
+/// 5-move ending under the FMJD limits, the plies the count must have left
+/// for the result to hold), `lone_king_plies` (under `pure`, in those
+/// endings: plies until the game ends or leaves them with the result
+/// settled); `distance` (the table's stored distance, also when the count
+/// left is too short and the result is therefore a draw; None for draws
+/// and WLD tables), `counted_ending` (16 or 5 for the FMJD 16- and 5-move
+/// endings, else None), `plies_left` (the count the answer assumes; None
+/// outside counted endings), `kings_only_plies` (the king-only plies of
+/// the 25-move rule the answer assumes; None where the rule does not
+/// apply), `dtc_available`, `line` (with `probe(..., line=True)`: the
+/// principal line to the end of the game, a list of PDN moves; None for a
+/// draw or when not asked for) and `moves` (a tuple of `ProbedMove`: every
+/// legal move, best first: wins shortest first, draws, losses longest
+/// first). `plies` is the deprecated name of `counted_threshold` or
+/// `lone_king_plies`.
 #[pyclass(frozen, module = "draughts_tb")]
 pub struct ProbeResult {
     #[pyo3(get)]
@@ -124,13 +180,24 @@ pub struct ProbeResult {
     #[pyo3(get)]
     wdl: i8,
     #[pyo3(get)]
-    plies: Option<u32>,
+    dtc: Option<u32>,
+    #[pyo3(get)]
+    counted_threshold: Option<u32>,
+    #[pyo3(get)]
+    lone_king_plies: Option<u32>,
     #[pyo3(get)]
     distance: Option<u8>,
     #[pyo3(get)]
     counted_ending: Option<u8>,
     #[pyo3(get)]
     plies_left: Option<u8>,
+    #[pyo3(get)]
+    kings_only_plies: Option<u32>,
+    #[pyo3(get)]
+    dtc_available: bool,
+    #[pyo3(get)]
+    line: Option<Vec<String>>,
+    table_plies: Option<u32>,
     moves: Vec<ProbedMove>,
     /// The moves as Python objects, made on first access.
     moves_tuple: PyOnceLock<Py<PyTuple>>,
@@ -147,13 +214,20 @@ impl ProbeResult {
         Ok(tuple.bind(py).clone())
     }
 
+    /// Deprecated: `counted_threshold` or `lone_king_plies`.
+    #[getter]
+    fn plies(&self, py: Python<'_>) -> PyResult<Option<u32>> {
+        warn_plies_deprecated(py)?;
+        Ok(self.table_plies)
+    }
+
     fn __repr__(&self) -> String {
-        let plies = self
-            .plies
-            .map(|p| format!(" in {p} plies"))
+        let dtc = self
+            .dtc
+            .map(|p| format!(", converts in {p} plies"))
             .unwrap_or_default();
         format!(
-            "<ProbeResult {} {}{plies}, {} moves>",
+            "<ProbeResult {} {}{dtc}, {} moves>",
             self.fen,
             self.result,
             self.moves.len()
@@ -162,29 +236,34 @@ impl ProbeResult {
 }
 
 /// Everything `probe` answers, computed without the GIL (the moves become
-/// Python objects when first asked for).
-fn answer(tb: &Tablebase, q: &Query) -> Result<ProbeResult, ProbeError> {
-    let counted = tb.probe_counted(&q.pos, q.plies_left)?;
+/// Python objects when first asked for): the prober's own answer.
+fn answer(tb: &Tablebase, q: &Query, with_line: bool) -> Result<ProbeResult, ProbeError> {
+    let counts = q.counts();
+    let a = probe::answer(tb, &q.pos, counts)?;
     let stored = tb.probe(&q.pos)?;
-    let ending = Material::of(&q.pos)
-        .counted_ending()
-        .filter(|_| tb.rule_set().has_move_limits());
-    let moves = tb
-        .move_values(&q.pos, q.plies_left)?
-        .iter()
-        .map(|m| ProbedMove::new(&q.pos, m))
-        .collect();
+    let ending = a.counted.filter(|_| tb.rule_set().has_move_limits());
+    let line = match with_line && a.wdl != Wdl::Draw {
+        true => principal_line(tb, &q.pos, counts)?.map(|l| l.moves),
+        false => None,
+    };
     Ok(ProbeResult {
-        fen: q.pos.to_string(),
-        result: counted.wdl.as_str(),
-        wdl: wdl_int(counted.wdl),
-        plies: counted.plies,
+        fen: a.fen.clone(),
+        result: a.wdl.as_str(),
+        wdl: wdl_int(a.wdl),
+        dtc: a.distances.dtc,
+        counted_threshold: a.distances.counted_threshold,
+        lone_king_plies: a.distances.lone_king_plies,
         distance: stored.distance,
         counted_ending: ending.map(|c| c.plies() / 2),
-        plies_left: ending
-            .and(tb.plies_available(&q.pos, q.plies_left))
-            .map(|r| r as u8),
-        moves,
+        plies_left: ending.and(a.plies_left).map(|r| r as u8),
+        kings_only_plies: a.kings_only_plies,
+        dtc_available: a.dtc_available,
+        line,
+        table_plies: a
+            .distances
+            .counted_threshold
+            .or(a.distances.lone_king_plies),
+        moves: a.moves.iter().map(ProbedMove::new).collect(),
         moves_tuple: PyOnceLock::new(),
     })
 }
@@ -267,28 +346,32 @@ impl PyTablebase {
     }
 
     /// The result of `position` and of every legal move (see
-    /// `ProbeResult`).
-    #[pyo3(signature = (position, plies_left = None))]
+    /// `ProbeResult`); `line=True` adds the principal line.
+    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = 0, line = false))]
     fn probe(
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
         plies_left: Option<&Bound<'_, PyAny>>,
+        kings_only_plies: i64,
+        line: bool,
     ) -> PyResult<ProbeResult> {
-        let q = args::query(position, plies_left)?;
-        py.detach(|| answer(&self.tb, &q)).map_err(probe_error)
+        let q = args::query(position, plies_left, kings_only_plies)?;
+        py.detach(|| answer(&self.tb, &q, line))
+            .map_err(probe_error)
     }
 
     /// The result for the side to move: 1 win, 0 draw, -1 loss.
-    #[pyo3(signature = (position, plies_left = None))]
+    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = 0))]
     fn wdl(
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
         plies_left: Option<&Bound<'_, PyAny>>,
+        kings_only_plies: i64,
     ) -> PyResult<i8> {
-        let q = args::query(position, plies_left)?;
-        py.detach(|| self.tb.probe_wdl(&q.pos, q.plies_left))
+        let q = args::query(position, plies_left, kings_only_plies)?;
+        py.detach(|| self.tb.probe_wdl_with(&q.pos, q.counts()))
             .map(wdl_int)
             .map_err(probe_error)
     }
@@ -302,7 +385,7 @@ impl PyTablebase {
         position: &Bound<'_, PyAny>,
         plies_left: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<i8>> {
-        let q = args::query(position, plies_left)?;
+        let q = args::query(position, plies_left, 0)?;
         py.detach(|| self.tb.probe_wdl_if_cached(&q.pos, q.plies_left))
             .map(|w| w.map(wdl_int))
             .map_err(probe_error)
@@ -311,18 +394,18 @@ impl PyTablebase {
     /// A best move (a `ProbedMove`): the shortest win or longest defence
     /// where the table keeps distances, a move that keeps the result
     /// elsewhere. None when the side to move has no legal move.
-    #[pyo3(signature = (position, plies_left = None))]
+    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = 0))]
     fn best_move(
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
         plies_left: Option<&Bound<'_, PyAny>>,
+        kings_only_plies: i64,
     ) -> PyResult<Option<ProbedMove>> {
-        let q = args::query(position, plies_left)?;
+        let q = args::query(position, plies_left, kings_only_plies)?;
         py.detach(|| {
-            self.tb
-                .best_move(&q.pos, q.plies_left)
-                .map(|m| m.map(|m| ProbedMove::new(&q.pos, &m)))
+            let a = probe::answer(&self.tb, &q.pos, q.counts())?;
+            Ok(a.moves.first().map(ProbedMove::new))
         })
         .map_err(probe_error)
     }

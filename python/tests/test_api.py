@@ -58,8 +58,8 @@ def test_values_agree_with_moves(tb: draughts_tb.Tablebase) -> None:
             child = tb.probe(m.fen)
             child = tb.probe(m.fen, plies_left=child_plies_left(r, child))
             assert m.wdl == -child.wdl, (fen, plies_left, m.move)
-            if m.plies is not None and child.plies is not None:
-                assert m.plies == child.plies + 1
+            if m.counted_threshold is not None and child.counted_threshold is not None:
+                assert m.counted_threshold == child.counted_threshold + 1
         counted += r.counted_ending is not None
     assert 50 < counted < 350
 
@@ -67,7 +67,7 @@ def test_values_agree_with_moves(tb: draughts_tb.Tablebase) -> None:
 def test_moves_best_first(tb: draughts_tb.Tablebase) -> None:
     for fen in random_positions(tb, 200, seed=2, materials=["KKM-K", "KKK-K", "K-KKM"]):
         moves = tb.probe(fen).moves
-        order = [(-m.wdl, m.plies if m.wdl == 1 else -(m.plies or 0) if m.wdl == -1 else 0) for m in moves]
+        order = [(-m.wdl, m.counted_threshold if m.wdl == 1 else -(m.counted_threshold or 0) if m.wdl == -1 else 0) for m in moves]
         assert order == sorted(order)
 
 
@@ -80,9 +80,9 @@ def test_capture_moves(tb: draughts_tb.Tablebase) -> None:
     for m in r.moves:
         assert m.captures == [23, 37] and m.from_square == 46
         assert m.move == f"46x{m.to_square}"
-        assert (m.result, m.plies) == ("win", 1)
+        assert (m.result, m.counted_threshold) == ("win", 1)
         assert m.fen == f"B:WK{m.to_square}:B"
-    assert (r.result, r.plies) == ("win", 1)
+    assert (r.result, r.counted_threshold) == ("win", 1)
 
 
 def test_plies_left(tb: draughts_tb.Tablebase) -> None:
@@ -97,16 +97,16 @@ def test_plies_left(tb: draughts_tb.Tablebase) -> None:
     distance = won.distance
     fresh = tb.probe(won.fen)
     assert fresh.counted_ending == 16 and fresh.plies_left == 32
-    assert fresh.plies == fresh.distance
+    assert fresh.counted_threshold == fresh.distance
     enough = tb.probe(won.fen, plies_left=distance)
     assert enough.result == "win" and enough.plies_left == distance
     short = tb.probe(won.fen, plies_left=distance - 1)
-    assert short.result == "draw" and short.plies is None and short.distance == distance
+    assert short.result == "draw" and short.counted_threshold is None and short.distance == distance
     assert tb.wdl(won.fen, plies_left=distance - 1) == 0
     assert tb.wdl(won.fen, distance) == 1
     # The best move keeps the win only with the counter the move leaves.
     best = tb.best_move(won.fen, plies_left=distance)
-    assert best is not None and best.result == "win" and best.plies == distance
+    assert best is not None and best.result == "win" and best.counted_threshold == distance
     drawn = tb.best_move(won.fen, plies_left=distance - 1)
     assert drawn is not None and drawn.result == "draw"
 
@@ -129,7 +129,7 @@ def test_position_objects(tb: draughts_tb.Tablebase) -> None:
     positions: List[Union[WithAttribute, WithMethod]] = [WithAttribute(), WithMethod()]
     for position in positions:
         r = tb.probe(position)
-        assert (r.fen, r.result, r.plies) == (expected.fen, expected.result, expected.plies)
+        assert (r.fen, r.result, r.counted_threshold) == (expected.fen, expected.result, expected.counted_threshold)
         assert tb.wdl(position) == expected.wdl
         best = tb.best_move(position)
         assert best is not None and best.move == expected.moves[0].move
@@ -162,3 +162,68 @@ def test_verify(table_dir: Path) -> None:
     assert all(t.ok and t.checked > 0 and t.mismatch_count == 0 for t in report.tables)
     assert report.positions == sum(t.checked for t in report.tables)
     assert "ok=True" in repr(report)
+
+
+@pytest.fixture(scope="module")
+def dtc_tb(tmp_path_factory: pytest.TempPathFactory) -> draughts_tb.Tablebase:
+    """Tables with DTC files: KK-KK (kings only, no count) and what it needs."""
+    path = tmp_path_factory.mktemp("dtc")
+    draughts_tb.generate(path, materials=["KK-KK"], progress=False, dtc=True)
+    return draughts_tb.Tablebase(path)
+
+
+def longest_decided(tb: draughts_tb.Tablebase, result: str) -> draughts_tb.ProbeResult:
+    """Among random KK-KK positions, a `result` with the longest DTC."""
+    found: Optional[draughts_tb.ProbeResult] = None
+    for fen in random_positions(tb, 3000, seed=11, materials=["KK-KK"]):
+        r = tb.probe(fen)
+        if r.result == result and r.dtc is not None and (found is None or r.dtc > (found.dtc or 0)):
+            found = r
+    assert found is not None and found.dtc is not None, result
+    return found
+
+
+@pytest.mark.parametrize("result", ["win", "loss"])
+def test_the_25_move_rule(dtc_tb: draughts_tb.Tablebase, result: str) -> None:
+    """A result with DTC d holds with 50 - d king-only plies played, not 51 - d
+    (random KK-KK positions: wins of 2 plies or more, losses of 1 ply)."""
+    r = longest_decided(dtc_tb, result)
+    assert r.dtc is not None and r.dtc_available and r.kings_only_plies == 0
+    d = r.dtc
+    held = dtc_tb.probe(r.fen, kings_only_plies=50 - d, line=True)
+    assert (held.result, held.dtc, held.kings_only_plies) == (result, d, 50 - d)
+    assert held.line is not None and len(held.line) >= d
+    assert dtc_tb.wdl(r.fen, kings_only_plies=50 - d) == r.wdl
+    if result == "win":
+        assert d >= 2
+        dropped = dtc_tb.probe(r.fen, kings_only_plies=51 - d, line=True)
+        assert (dropped.result, dropped.dtc, dropped.line) == ("draw", None, None)
+        assert dtc_tb.wdl(r.fen, kings_only_plies=51 - d) == 0
+    # A king move passes the count on; the best move keeps a win.
+    best = dtc_tb.best_move(r.fen, kings_only_plies=50 - d)
+    assert best is not None and best.kings_only_plies_after in (0, 51 - d)
+    if result == "win":
+        assert best.result == "win" and best.dtc == d
+    for m in held.moves:
+        if m.kings_only_plies_after == 51 - d < 50 and m.dtc is not None:
+            child = dtc_tb.wdl(m.fen, kings_only_plies=51 - d)
+            assert child == -m.wdl
+
+
+def test_counted_endings_and_pure_ignore_the_25_move_rule(tb: draughts_tb.Tablebase) -> None:
+    r = tb.probe("W:WK46,K47:BK5", kings_only_plies=49)
+    assert r.kings_only_plies is None and r.result == tb.probe("W:WK46,K47:BK5").result
+
+
+@pytest.mark.parametrize("bad", [-1, 50, 10**6])
+def test_bad_kings_only_plies(tb: draughts_tb.Tablebase, bad: int) -> None:
+    with pytest.raises(ValueError, match="kings_only_plies"):
+        tb.wdl("W:WK46,K47:BK5", kings_only_plies=bad)
+
+
+def test_plies_is_a_deprecated_alias(tb: draughts_tb.Tablebase) -> None:
+    r = tb.probe("W:WK46:B37,K23")
+    with pytest.warns(DeprecationWarning):
+        assert r.plies == r.counted_threshold == 1
+    with pytest.warns(DeprecationWarning):
+        assert r.moves[0].plies == r.moves[0].counted_threshold

@@ -84,7 +84,7 @@ def test_board_counters_are_used(tb: draughts_tb.Tablebase) -> None:
             r = tb.probe(board)
             assert r.plies_left == expected.plies_left, board.fen
             explicit = tb.probe(r.fen, plies_left=r.plies_left)
-            assert (r.result, r.plies) == (explicit.result, explicit.plies)
+            assert (r.result, r.counted_threshold) == (explicit.result, explicit.counted_threshold)
             assert tb.probe(board, plies_left=0).plies_left == 0
             moves = list(their_moves(board).values())
             if not moves or board.game_over:
@@ -130,15 +130,15 @@ def test_won_games_end_as_the_table_says(tb: draughts_tb.Tablebase) -> None:
         mover, other = ("W", "B") if start.fen.startswith("W") else ("B", "W")
         if start.result != "win" or pieces(start.fen, mover) <= pieces(start.fen, other):
             continue
-        assert start.plies is not None
+        assert start.counted_threshold is not None
         board = draughts.Board.from_fen(fen)
-        trace = play_best(tb, board, 2 * start.plies + 2)
+        trace = play_best(tb, board, 2 * start.counted_threshold + 2)
         results = [r.result for r in trace]
         assert results == (["win", "loss"] * len(trace))[: len(trace)], fen
-        counted = [r.plies for r in trace if r.counted_ending is not None]
-        assert counted == list(range(start.plies, start.plies - len(counted), -1)), fen
+        counted = [r.counted_threshold for r in trace if r.counted_ending is not None]
+        assert counted == list(range(start.counted_threshold, start.counted_threshold - len(counted), -1)), fen
         if len(counted) == len(trace):
-            assert len(trace) == start.plies, fen
+            assert len(trace) == start.counted_threshold, fen
         assert board.game_over and not board.is_draw, fen
         assert board.result == ("1-0" if mover == "W" else "0-1"), fen
         games += 1

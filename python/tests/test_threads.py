@@ -14,7 +14,7 @@ def answers(tb: draughts_tb.Tablebase, fens: List[str]) -> List[object]:
     out: List[object] = []
     for fen in fens:
         r = tb.probe(fen)
-        out.append((r.fen, r.wdl, r.plies, tuple((m.move, m.wdl, m.plies) for m in r.moves)))
+        out.append((r.fen, r.wdl, r.counted_threshold, tuple((m.move, m.wdl, m.counted_threshold) for m in r.moves)))
         out.append(tb.wdl(fen))
     return out
 

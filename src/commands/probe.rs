@@ -2,12 +2,12 @@
 
 use std::io::{BufRead, Read};
 
-use probe::{Tablebase, Wdl};
+use probe::{principal_line, Answer, DrawCounts, Line, Tablebase, Wdl};
 use serde_json::json;
 
 use crate::commands::common::{parse_fen, parse_position, shortened, TableArgs};
 use crate::exit::{CliError, CliResult};
-use crate::report::{answer, plies, principal_line, to_json, verdict, with_line, Answer, Line};
+use crate::report::{answer, plies, to_json, verdict, with_line};
 
 /// What each distance counts (`dtb probe --help`; the README says the same).
 pub const METRICS: &str = "\
@@ -33,6 +33,12 @@ pub struct Args {
     /// entered, 32 or 10).
     #[arg(long)]
     plies_left: Option<u8>,
+    /// Plies already played in a row with only kings moving, no capture and
+    /// no man move (0-49): the 25-move rule draws a win that cannot convert
+    /// by the 50th. Needs the DTC files for a decided position when above
+    /// 0. Ignored in the 16- and 5-move endings and under `pure`.
+    #[arg(long, default_value_t = 0)]
+    kings_only_plies: u8,
     /// One JSON object per position.
     #[arg(long)]
     json: bool,
@@ -51,9 +57,20 @@ fn print_text(a: &Answer) {
         (Some(c), Some(r)) => format!(" ({}-move ending, {} left)", c.plies() / 2, plies(r)),
         _ => String::new(),
     };
-    crate::outln!("{}{counter}", verdict(a.wdl, &a.distances, a.counted));
-    for (text, m, d) in &a.moves {
-        crate::outln!("  {text:<14} {}", verdict(m.wdl, d, a.counted));
+    let kings_only = match a.kings_only_plies {
+        Some(n) if n > 0 => format!(" ({} played with only kings moving)", plies(n)),
+        _ => String::new(),
+    };
+    crate::outln!(
+        "{}{counter}{kings_only}",
+        verdict(a.wdl, &a.distances, a.counted)
+    );
+    for m in &a.moves {
+        let text = &m.pdn;
+        crate::outln!(
+            "  {text:<14} {}",
+            verdict(m.value.wdl, &m.distances, a.counted)
+        );
     }
     if !a.dtc_available && a.wdl != Wdl::Draw {
         crate::outln!("(no DTC files here: `dtb gen --dtc` adds distances to conversion)");
@@ -61,7 +78,7 @@ fn print_text(a: &Answer) {
 }
 
 fn print_line(a: &Answer) {
-    let best = a.moves.first().map(|(t, _, _)| t.as_str()).unwrap_or("-");
+    let best = a.moves.first().map(|m| m.pdn.as_str()).unwrap_or("-");
     crate::outln!(
         "{}\t{}\t{}",
         a.fen,
@@ -84,7 +101,8 @@ pub fn run(args: Args) -> CliResult {
     let tb = Tablebase::open(&args.tables.dir, args.tables.rule_set)?;
     if args.fen != "-" {
         let pos = parse_position(&args.fen)?;
-        let a = answer(&tb, &pos, args.plies_left)?;
+        let counts = DrawCounts::new(args.plies_left, args.kings_only_plies);
+        let a = answer(&tb, &pos, counts)?;
         if args.line && !a.dtc_available {
             return Err(CliError::new(
                 crate::exit::MISSING_TABLE,
@@ -92,7 +110,7 @@ pub fn run(args: Args) -> CliResult {
             ));
         }
         let line = match args.line {
-            true => Some(principal_line(&tb, &pos, args.plies_left)?),
+            true => Some(principal_line(&tb, &pos, counts)?),
             false => None,
         };
         if args.json {
@@ -158,7 +176,13 @@ fn batch(tb: &Tablebase, args: &Args) -> CliResult {
                     text.to_string(),
                     parse_fen(text)
                         .map_err(|e| CliError::bad_input(format!("bad FEN: {e}")))
-                        .and_then(|p| answer(tb, &p, args.plies_left)),
+                        .and_then(|p| {
+                            answer(
+                                tb,
+                                &p,
+                                DrawCounts::new(args.plies_left, args.kings_only_plies),
+                            )
+                        }),
                 )
             }
             Err(_) => (

@@ -1,11 +1,11 @@
 //! `dtb serve`: a local tablebase explorer in the browser and its HTTP API.
 //!
 //! `GET /` is the page (HTML, CSS and JavaScript embedded in the binary,
-//! nothing fetched from elsewhere); `GET /api/probe?fen=...&plies_left=...`
+//! nothing fetched from elsewhere); `GET /api/probe?fen=...&plies_left=...&kings_only_plies=...`
 //! answers with the JSON object of `dtb probe --json`. Bad input is a 400,
 //! a missing table a 404, a corrupted one a 500, each with `{"error": ...}`.
 //! Nothing the client sends reaches the file system: the only input is a
-//! position and a number. Nothing about the file system reaches the client
+//! position and two numbers. Nothing about the file system reaches the client
 //! either: error messages name tables, never paths (the server's own log
 //! on stderr has the details).
 //!
@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use format::FormatError;
-use probe::{ProbeError, RuleSet, Tablebase};
+use probe::{answer, principal_line, DrawCounts, ProbeError, RuleSet, Tablebase};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -32,7 +32,7 @@ use crate::commands::common::{parse_position, TableArgs};
 use crate::exit::{
     probe_code, CliError, CliResult, BAD_INPUT, CORRUPTED_TABLE, FAILURE, MISSING_TABLE,
 };
-use crate::report::{principal_line, to_json, try_answer, with_line};
+use crate::report::{to_json, with_line};
 
 /// The longest query string accepted.
 const MAX_QUERY: usize = 512;
@@ -58,6 +58,7 @@ pub struct Args {
 struct ProbeQuery {
     fen: Option<String>,
     plies_left: Option<String>,
+    kings_only_plies: Option<String>,
 }
 
 const INDEX_HTML: &str = include_str!("../web/index.html");
@@ -144,7 +145,8 @@ fn public_message(e: &ProbeError, rule_set: RuleSet) -> String {
         }
         ProbeError::TooManyPieces { .. }
         | ProbeError::InvalidPosition(_)
-        | ProbeError::BadPliesLeft { .. } => e.to_string(),
+        | ProbeError::BadPliesLeft { .. }
+        | ProbeError::BadKingsOnlyPlies { .. } => e.to_string(),
         // A kind added later may carry a path: not shown.
         _ => "the tables cannot answer (the server's log has the details)".into(),
     }
@@ -164,16 +166,15 @@ fn probe_failure(e: &ProbeError, rule_set: RuleSet) -> (StatusCode, String) {
 fn probe_json(
     tb: &Tablebase,
     fen: &str,
-    plies_left: Option<u8>,
+    counts: DrawCounts,
 ) -> Result<serde_json::Value, (StatusCode, String)> {
     let pos = parse_position(fen).map_err(|e| (status_of(e.code), e.message))?;
-    let answer = try_answer(tb, &pos, plies_left).map_err(|e| probe_failure(&e, tb.rule_set()))?;
+    let answer = answer(tb, &pos, counts).map_err(|e| probe_failure(&e, tb.rule_set()))?;
     // The principal line, where the DTC files make it go somewhere.
     if !answer.dtc_available {
         return Ok(to_json(&answer));
     }
-    let line =
-        principal_line(tb, &pos, plies_left).map_err(|e| probe_failure(&e, tb.rule_set()))?;
+    let line = principal_line(tb, &pos, counts).map_err(|e| probe_failure(&e, tb.rule_set()))?;
     Ok(with_line(to_json(&answer), line.as_ref()))
 }
 
@@ -189,6 +190,21 @@ pub struct AppState {
 /// Probes running at once (on blocking threads), whatever the number of
 /// connections.
 const MAX_PROBES: usize = 16;
+
+/// A draw count from the query: `None` when absent or empty, else a
+/// number (the prober checks its range), or the response refusing it.
+#[allow(clippy::result_large_err)]
+fn count_parameter(name: &str, text: Option<&str>, max: u8) -> Result<Option<u8>, Response> {
+    match text.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(t) => t.parse::<u8>().map(Some).map_err(|_| {
+            error(
+                StatusCode::BAD_REQUEST,
+                format!("{name} {t:?} is not a number 0-{max}"),
+            )
+        }),
+    }
+}
 
 async fn api_probe(
     State(app): State<AppState>,
@@ -207,18 +223,16 @@ async fn api_probe(
     let Some(fen) = q.fen else {
         return error(StatusCode::BAD_REQUEST, "missing fen parameter");
     };
-    let plies_left = match q.plies_left.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(t) => match t.parse::<u8>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    format!("plies_left {t:?} is not a number 0-32"),
-                )
-            }
-        },
+    let plies_left = match count_parameter("plies_left", q.plies_left.as_deref(), 32) {
+        Ok(n) => n,
+        Err(response) => return response,
     };
+    let kings_only_plies =
+        match count_parameter("kings_only_plies", q.kings_only_plies.as_deref(), 49) {
+            Ok(n) => n.unwrap_or(0),
+            Err(response) => return response,
+        };
+    let counts = DrawCounts::new(plies_left, kings_only_plies);
     let Ok(permit) = Arc::clone(&app.probes).acquire_owned().await else {
         return error(StatusCode::SERVICE_UNAVAILABLE, "shutting down");
     };
@@ -226,7 +240,7 @@ async fn api_probe(
     let tb = app.tb;
     let result = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        probe_json(&tb, &fen, plies_left)
+        probe_json(&tb, &fen, counts)
     })
     .await;
     match result {

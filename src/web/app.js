@@ -6,6 +6,7 @@ const board = document.getElementById("board");
 const fenInput = document.getElementById("fen");
 const sideSelect = document.getElementById("side");
 const pliesInput = document.getElementById("plies");
+const kingsOnlyInput = document.getElementById("kings-only");
 const verdict = document.getElementById("verdict");
 const moveList = document.getElementById("moves");
 const numbers = document.getElementById("numbers");
@@ -148,6 +149,9 @@ async function probe() {
   fenInput.value = fen;
   const params = new URLSearchParams({ fen });
   if (pliesInput.value !== "") params.set("plies_left", pliesInput.value);
+  if (kingsOnlyInput.value !== "" && kingsOnlyInput.value !== "0") {
+    params.set("kings_only_plies", kingsOnlyInput.value);
+  }
   window.history.replaceState(null, "", "/?" + params.toString());
   let data;
   try {
@@ -186,11 +190,13 @@ async function probe() {
   draw();
 }
 
-// The counter after a move comes from the server (the one rule for how a
-// move passes the count on); empty where no count runs.
+// The counts after a move come from the server (the one rule for how a
+// move passes each count on); empty where no count runs.
 function play(m) {
   const after = m.plies_left_after;
   pliesInput.value = after === null || after === undefined ? "" : String(after);
+  const kings = m.kings_only_plies_after;
+  kingsOnlyInput.value = kings === null || kings === undefined || kings === 0 ? "" : String(kings);
   show(m.after, true);
 }
 
@@ -204,7 +210,7 @@ function show(fen, record) {
   }
   if (record) {
     history = history.slice(0, historyAt + 1);
-    history.push({ fen: toFen(), plies: pliesInput.value });
+    history.push({ fen: toFen(), plies: pliesInput.value, kingsOnly: kingsOnlyInput.value });
     historyAt = history.length - 1;
   }
   probe();
@@ -215,6 +221,7 @@ function step(delta) {
   if (at < 0 || at >= history.length) return;
   historyAt = at;
   pliesInput.value = history[at].plies;
+  kingsOnlyInput.value = history[at].kingsOnly;
   show(history[at].fen, false);
 }
 
@@ -232,8 +239,10 @@ document.getElementById("copy-fen").addEventListener("click", () => {
 });
 sideSelect.addEventListener("change", () => show(toFen(), true));
 pliesInput.addEventListener("change", () => probe());
+kingsOnlyInput.addEventListener("change", () => probe());
 numbers.addEventListener("change", draw);
 
 const start = new URLSearchParams(window.location.search);
 if (start.get("plies_left")) pliesInput.value = start.get("plies_left");
+if (start.get("kings_only_plies")) kingsOnlyInput.value = start.get("kings_only_plies");
 show(start.get("fen") || "W:WK46,K47,28:BK5", true);
