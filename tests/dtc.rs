@@ -554,6 +554,18 @@ fn the_command_line_and_the_explorer_apply_the_25_move_rule() {
     let api: serde_json::Value = serde_json::from_str(&body).unwrap();
     let cli = serve_support::cli_json(dir, &fen, &["--kings-only-plies", &held, "--line"]);
     assert_eq!(api, cli);
+    let out = std::process::Command::new(common::dtb())
+        .args(["info", "--json", "--dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for table in info.as_array().unwrap() {
+        let largest = table["dtc"]["largest"]
+            .as_u64()
+            .expect("every table has DTC");
+        assert!(largest <= 50 && table["dtc"]["above_50"] == 0, "{table}");
+    }
     let (status, _) = serve_support::get(
         server.addr,
         &format!(

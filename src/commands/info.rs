@@ -35,6 +35,36 @@ fn read_header(path: &Path) -> Result<Header, CliError> {
     })
 }
 
+/// The largest DTC of a material's `.dtc` file (its header keeps the
+/// longest win and loss), `None` when the file is not there.
+fn largest_dtc(dir: &Path, m: Material) -> Result<Option<u32>, CliError> {
+    let path = format::dtc_path(dir, m);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let h = read_header(&path)?;
+    Ok(Some(
+        h.stats
+            .longest_win
+            .unwrap_or(0)
+            .max(h.stats.longest_loss.unwrap_or(0)),
+    ))
+}
+
+/// The `dtc` object of `dtb info --json`: the largest DTC, and how many
+/// positions have a DTC above 50 plies, where the 25-move rule would change
+/// a freshly reset count (0 when the largest is 50 or less; null when it
+/// is more, as the files do not count them).
+fn dtc_json(largest: Option<u32>) -> Value {
+    match largest {
+        None => Value::Null,
+        Some(l) => json!({
+            "largest": l,
+            "above_50": (l <= format::KINGS_ONLY_LIMIT).then_some(0),
+        }),
+    }
+}
+
 fn stats_json(s: &TableStats) -> Value {
     json!({"win": s.win, "draw": s.draw, "loss": s.loss, "longest_win": s.longest_win})
 }
@@ -86,10 +116,15 @@ pub fn run(args: Args) -> CliResult {
         .iter()
         .filter(|(m, _, _)| args.materials.is_empty() || args.materials.contains(m))
         .collect();
+    let mut largest = Vec::with_capacity(shown.len());
+    for (m, _, _) in &shown {
+        largest.push(largest_dtc(&dir, *m)?);
+    }
     if args.json {
         let out: Vec<Value> = shown
             .iter()
-            .map(|(m, path, h)| {
+            .zip(&largest)
+            .map(|((m, path, h), dtc)| {
                 json!({
                     "material": {
                         "white_men": m.white_men,
@@ -104,6 +139,7 @@ pub fn run(args: Args) -> CliResult {
                         "white": stats_json(&h.stats),
                         "black": stats_of(m.mirrored()).map(|s| stats_json(&s)),
                     },
+                    "dtc": dtc_json(*dtc),
                 })
             })
             .collect();
@@ -111,13 +147,14 @@ pub fn run(args: Args) -> CliResult {
         return Ok(());
     }
     crate::outln!(
-        "{:<10} {:>12} {:>10} {:>6}  {:>44}  {:>44}",
+        "{:<10} {:>12} {:>10} {:>6}  {:>44}  {:>44}  {:>7}",
         "material",
         "positions",
         "bytes",
         "bits/pos",
         "white to move w/d/l",
-        "black to move w/d/l"
+        "black to move w/d/l",
+        "max dtc"
     );
     let wdl = |s: Option<TableStats>| match s {
         Some(s) => {
@@ -130,17 +167,18 @@ pub fn run(args: Args) -> CliResult {
         None => "-".into(),
     };
     let (mut total_pos, mut total_bytes) = (0u64, 0u64);
-    for (m, _, h) in &shown {
+    for ((m, _, h), dtc) in shown.iter().zip(&largest) {
         total_pos += h.position_count;
         total_bytes += h.file_length;
         crate::outln!(
-            "{:<10} {:>12} {:>10} {:>6.3}  {:>44}  {:>44}",
+            "{:<10} {:>12} {:>10} {:>6.3}  {:>44}  {:>44}  {:>7}",
             m.to_string(),
             h.position_count,
             h.file_length,
             h.file_length as f64 * 8.0 / h.position_count.max(1) as f64,
             wdl(Some(h.stats)),
             wdl(stats_of(m.mirrored())),
+            dtc.map_or("-".to_string(), |d| d.to_string()),
         );
     }
     crate::outln!(
