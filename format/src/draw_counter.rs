@@ -364,6 +364,24 @@ mod tests {
     }
 
     #[test]
+    fn the_25_move_count_and_its_boundary() {
+        let pos: Position = "W:WK46,31:BK5,K10".parse().unwrap();
+        let moves = pos.legal_moves();
+        let king = moves.iter().find(|mv| mv.from().number() == 46).unwrap();
+        let man = moves.iter().find(|mv| mv.from().number() == 31).unwrap();
+        assert_eq!(kings_only_plies_after(&pos, king, 7), 8);
+        assert_eq!(kings_only_plies_after(&pos, man, 7), 0);
+        assert!(holds_under_kings_only_rule(45, 5));
+        assert!(!holds_under_kings_only_rule(46, 5));
+        assert!(holds_under_kings_only_rule(50, 0));
+        let counted = CountedEnding::of(m("KKM-K").counts());
+        assert!(kings_only_rule_applies(RuleSet::Fmjd, None));
+        assert!(kings_only_rule_applies(RuleSet::FmjdDiagonal, None));
+        assert!(!kings_only_rule_applies(RuleSet::Pure, None));
+        assert!(!kings_only_rule_applies(RuleSet::Fmjd, counted));
+    }
+
+    #[test]
     fn counter_transitions() {
         let win = |d| TableValue {
             wdl: Wdl::Win,
