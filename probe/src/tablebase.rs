@@ -822,14 +822,33 @@ impl Tablebase {
 
     /// The DTC through move `mv` of `pos` leading to `child`, for a move
     /// whose result is decided; `None` when the DTC files are missing.
+    /// `child_file`: whether the DTC file of the position's moves that
+    /// convert nothing is there, found out once per position (they all
+    /// reach the same material, and a missing file is looked for on disk
+    /// at every probe).
     fn dtc_through(
         &self,
         pos: &Position,
         mv: &Move,
         child: &Position,
+        child_file: &mut Option<bool>,
     ) -> Result<Option<u32>, ProbeError> {
         if pos.is_conversion(mv) {
             return Ok(Some(1));
+        }
+        let there = match *child_file {
+            Some(there) => there,
+            None => {
+                let there = match self.file(table_position(child).0, FileKind::Dtc) {
+                    Ok(_) => true,
+                    Err(e) if e.is_missing_table() => false,
+                    Err(e) => return Err(e),
+                };
+                *child_file.insert(there)
+            }
+        };
+        if !there {
+            return Ok(None);
         }
         match self.probe_dtc(child) {
             Ok(dtc) => Ok(dtc.map(|d| d.saturating_add(1).min(u32::from(format::DTC_SATURATED)))),
@@ -859,6 +878,7 @@ impl Tablebase {
         self.check(pos)?;
         let class = self.plies_for(pos, plies_left)?;
         let mut out = Vec::new();
+        let mut child_file = None;
         for mv in pos.legal_moves() {
             let child = pos.play(&mv);
             let view = self
@@ -867,7 +887,7 @@ impl Tablebase {
             let outcome = move_outcome(self.rule_set, class, pos, plies_left, view);
             let dtc = match outcome.wdl {
                 Wdl::Draw => None,
-                _ => self.dtc_through(pos, &mv, &child)?,
+                _ => self.dtc_through(pos, &mv, &child, &mut child_file)?,
             };
             out.push(MoveValue {
                 mv,
