@@ -593,19 +593,19 @@ fn five_pieces(rule_set: RuleSet) {
 }
 
 #[test]
-#[ignore = "about 25 minutes on 2 cores: every five-piece material with two men or more"]
+#[ignore = "about 10 minutes on 2 cores in release: every five-piece material with two men or more"]
 fn independent_solver_agrees_five_pieces_two_men_fmjd() {
     five_pieces(RuleSet::Fmjd);
 }
 
 #[test]
-#[ignore = "about 25 minutes on 2 cores: every five-piece material with two men or more"]
+#[ignore = "about 10 minutes on 2 cores in release: every five-piece material with two men or more"]
 fn independent_solver_agrees_five_pieces_two_men_diagonal() {
     five_pieces(RuleSet::FmjdDiagonal);
 }
 
 #[test]
-#[ignore = "about 25 minutes on 2 cores: every five-piece material with two men or more"]
+#[ignore = "about 10 minutes on 2 cores in release: every five-piece material with two men or more"]
 fn independent_solver_agrees_five_pieces_two_men_pure() {
     five_pieces(RuleSet::Pure);
 }
