@@ -62,20 +62,39 @@ impl Query {
     }
 }
 
+/// A count argument from Python: any `int`, however large; a value out of
+/// the count's range becomes a `ValueError` saying so, never an
+/// `OverflowError` from the conversion. Anything else is a `TypeError`.
+pub struct AnyInt(pub Option<i64>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for AnyInt {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<AnyInt> {
+        if !obj.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "an int is needed, not {}",
+                obj.get_type().name()?
+            )));
+        }
+        Ok(AnyInt(obj.extract::<i64>().ok()))
+    }
+}
+
 /// Reads `position` and the counters: `plies_left` when given, else a
 /// board's own counters, else none (a freshly entered ending); the
 /// king-only plies of the 25-move rule as given.
 pub fn query(
     position: &Bound<'_, PyAny>,
     plies_left: Option<&Bound<'_, PyAny>>,
-    kings_only_plies: i64,
+    kings_only_plies: AnyInt,
 ) -> PyResult<Query> {
-    let kings_only_plies = match u8::try_from(kings_only_plies) {
-        Ok(n) if n < 50 => n,
+    let kings_only_plies = match kings_only_plies.0.map(u8::try_from) {
+        Some(Ok(n)) if n < 50 => n,
         _ => {
-            return Err(value_error(format!(
-                "kings_only_plies must be between 0 and 49 (got {kings_only_plies})"
-            )))
+            return Err(value_error(
+                "kings_only_plies must be between 0 and 49 (at 50 the game is drawn)",
+            ))
         }
     };
     if let Ok(text) = position.cast::<PyString>() {

@@ -26,7 +26,9 @@ use pyo3::prelude::*;
 /// White's list first. Raises `ValueError` for a bad FEN.
 #[pyfunction]
 fn normalize_fen(position: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(args::query(position, None, 0)?.pos.to_string())
+    Ok(args::query(position, None, args::AnyInt(Some(0)))?
+        .pos
+        .to_string())
 }
 
 /// Installs the SIGBUS guard: a process-wide SIGBUS handler that turns a

@@ -9,7 +9,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
 use rules::Move;
 
-use crate::args::{self, Query};
+use crate::args::{self, AnyInt, Query};
 use crate::errors::{not_found, probe_error, value_error};
 
 /// Opens the tables of `rule_set` under `root`: the one place that calls
@@ -347,13 +347,16 @@ impl PyTablebase {
 
     /// The result of `position` and of every legal move (see
     /// `ProbeResult`); `line=True` adds the principal line.
-    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = 0, line = false))]
+    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = AnyInt(Some(0)), line = false))]
+    #[pyo3(
+        text_signature = "($self, position, plies_left=None, *, kings_only_plies=0, line=False)"
+    )]
     fn probe(
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
         plies_left: Option<&Bound<'_, PyAny>>,
-        kings_only_plies: i64,
+        kings_only_plies: AnyInt,
         line: bool,
     ) -> PyResult<ProbeResult> {
         let q = args::query(position, plies_left, kings_only_plies)?;
@@ -362,13 +365,14 @@ impl PyTablebase {
     }
 
     /// The result for the side to move: 1 win, 0 draw, -1 loss.
-    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = 0))]
+    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = AnyInt(Some(0))))]
+    #[pyo3(text_signature = "($self, position, plies_left=None, *, kings_only_plies=0)")]
     fn wdl(
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
         plies_left: Option<&Bound<'_, PyAny>>,
-        kings_only_plies: i64,
+        kings_only_plies: AnyInt,
     ) -> PyResult<i8> {
         let q = args::query(position, plies_left, kings_only_plies)?;
         py.detach(|| self.tb.probe_wdl_with(&q.pos, q.counts()))
@@ -385,7 +389,7 @@ impl PyTablebase {
         position: &Bound<'_, PyAny>,
         plies_left: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<i8>> {
-        let q = args::query(position, plies_left, 0)?;
+        let q = args::query(position, plies_left, AnyInt(Some(0)))?;
         py.detach(|| self.tb.probe_wdl_if_cached(&q.pos, q.plies_left))
             .map(|w| w.map(wdl_int))
             .map_err(probe_error)
@@ -394,13 +398,14 @@ impl PyTablebase {
     /// A best move (a `ProbedMove`): the shortest win or longest defence
     /// where the table keeps distances, a move that keeps the result
     /// elsewhere. None when the side to move has no legal move.
-    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = 0))]
+    #[pyo3(signature = (position, plies_left = None, *, kings_only_plies = AnyInt(Some(0))))]
+    #[pyo3(text_signature = "($self, position, plies_left=None, *, kings_only_plies=0)")]
     fn best_move(
         &self,
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
         plies_left: Option<&Bound<'_, PyAny>>,
-        kings_only_plies: i64,
+        kings_only_plies: AnyInt,
     ) -> PyResult<Option<ProbedMove>> {
         let q = args::query(position, plies_left, kings_only_plies)?;
         py.detach(|| {

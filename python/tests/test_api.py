@@ -215,7 +215,7 @@ def test_counted_endings_and_pure_ignore_the_25_move_rule(tb: draughts_tb.Tableb
     assert r.kings_only_plies is None and r.result == tb.probe("W:WK46,K47:BK5").result
 
 
-@pytest.mark.parametrize("bad", [-1, 50, 10**6])
+@pytest.mark.parametrize("bad", [-1, 50, 10**6, 10**20, -(10**40)])
 def test_bad_kings_only_plies(tb: draughts_tb.Tablebase, bad: int) -> None:
     with pytest.raises(ValueError, match="kings_only_plies"):
         tb.wdl("W:WK46,K47:BK5", kings_only_plies=bad)
