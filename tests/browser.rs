@@ -55,6 +55,11 @@ fn chromium() -> Option<String> {
 
 /// The rendered page (after its script ran) for `fen`.
 fn render(browser: &str, addr: SocketAddr, fen: &str) -> String {
+    render_query(browser, addr, &format!("fen={}", encode(fen)))
+}
+
+/// The page for `/?query`, as Chromium leaves it.
+fn render_query(browser: &str, addr: SocketAddr, query: &str) -> String {
     let profile = tempfile::tempdir().unwrap();
     let mut o = Command::new(browser)
         .args([
@@ -70,7 +75,7 @@ fn render(browser: &str, addr: SocketAddr, fen: &str) -> String {
             "--dump-dom",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("http://{addr}/?fen={}", encode(fen)))
+        .arg(format!("http://{addr}/?{query}"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -127,4 +132,24 @@ fn the_page_shows_verdict_and_moves(browser: &str) {
     // A bad position in the URL shows the error, not a crash.
     let dom = render(browser, server.addr, "W:W3:B1");
     assert!(dom.contains("data-result=\"error\""), "{dom}");
+    // The king-only count of the 25-move rule goes from the URL to the
+    // field and to the server: ignored in a 16-move ending, and out of
+    // range an error.
+    let fen = encode("W:WK46,K47,28:BK5");
+    let dom = render_query(
+        browser,
+        server.addr,
+        &format!("fen={fen}&kings_only_plies=49"),
+    );
+    assert!(dom.contains("data-result=\"win\""), "{dom}");
+    let dom = render_query(
+        browser,
+        server.addr,
+        &format!("fen={fen}&kings_only_plies=50"),
+    );
+    assert!(dom.contains("data-result=\"error\""), "{dom}");
+    assert!(
+        dom.contains("king-only plies must be between 0 and 49"),
+        "{dom}"
+    );
 }
