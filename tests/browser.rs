@@ -141,13 +141,19 @@ fn the_page_shows_verdict_and_moves(browser: &str) {
         server.addr,
         &format!("fen={fen}&kings_only_plies=49"),
     );
-    assert!(dom.contains("data-result=\"win\""), "{dom}");
+    assert!(
+        dom.contains("<div id=\"verdict\" data-result=\"win\""),
+        "{dom}"
+    );
     let dom = render_query(
         browser,
         server.addr,
         &format!("fen={fen}&kings_only_plies=50"),
     );
-    assert!(dom.contains("data-result=\"error\""), "{dom}");
+    assert!(
+        dom.contains("<div id=\"verdict\" data-result=\"error\""),
+        "{dom}"
+    );
     assert!(
         dom.contains("king-only plies must be between 0 and 49"),
         "{dom}"
