@@ -21,6 +21,13 @@
 //! plies). See `format::TableValue` and the `draw_counter` module of the
 //! format crate for the exact rules.
 //!
+//! The 25-move rule (50 plies in a row with only kings moving) is applied
+//! from the distance to conversion: [`DrawCounts`] carries both counts into
+//! [`Tablebase::probe_wdl_with`], [`Tablebase::move_values_with`] and
+//! [`Tablebase::best_move_with`]; [`answer()`] builds the whole answer
+//! (value, distances, every move) that the command line, the explorer and
+//! Python show.
+//!
 //! Capture positions are resolved by the prober (captures are compulsory,
 //! the majority rule applies): the caller may probe any position.
 //!
