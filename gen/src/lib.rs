@@ -22,6 +22,7 @@ mod group_solve;
 mod groups;
 mod level_queue;
 pub mod manifest;
+mod menless_solver;
 mod options;
 mod output;
 pub mod plan;

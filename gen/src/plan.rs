@@ -394,6 +394,8 @@ impl MemoryModel {
             positions * 4
                 + (positions * 8).min(self.queue_bytes)
                 + if self.dtc { values } else { 0 }
+        } else if crate::menless_solver::applies(pair) {
+            values + crate::menless_solver::work_bytes(positions, self.dtc)
         } else {
             values + self.slice_work(positions)
         };

@@ -112,6 +112,18 @@ impl PackedValues {
         }
     }
 
+    /// The code words themselves, for solvers that keep their own states
+    /// in the spare code 3 while they work ([`crate::menless_solver`]).
+    pub(crate) fn code_atomics(&self) -> &[AtomicU64] {
+        &self.codes
+    }
+
+    /// The capture-mark words themselves (see
+    /// [`PackedValues::code_atomics`]).
+    pub(crate) fn capture_atomics(&self) -> &[AtomicU64] {
+        &self.captures
+    }
+
     /// The number of code words (32 positions each).
     pub(crate) fn code_words(&self) -> usize {
         self.codes.len()
