@@ -309,6 +309,43 @@ impl MaterialIndex {
         r
     }
 
+    /// The ranks of the king placements that differ only in where one
+    /// black king stands: the men `men`, the white kings `white` and the
+    /// other black kings `other_black` (dense masks) fixed. A solver that
+    /// plays a position's moves forward, stored colour-flipped, asks for
+    /// these.
+    pub fn black_king_move_ranks(
+        &self,
+        men: u64,
+        white: u64,
+        other_black: u64,
+    ) -> BlackKingMoveRanks {
+        let skip = men | white;
+        let mut r = BlackKingMoveRanks {
+            skip,
+            other_black,
+            white_part: squeezed_rank(white, men) * self.black_king_placements,
+            low: [0; MAX_KINGS + 1],
+            high: [0; MAX_KINGS + 1],
+        };
+        let mut q = [0u32; MAX_KINGS];
+        let mut m = 0;
+        let mut b = other_black;
+        while b != 0 && m < MAX_KINGS {
+            let sq = b.trailing_zeros();
+            q[m] = sq - (skip & ((1u64 << sq) - 1)).count_ones();
+            b &= b - 1;
+            m += 1;
+        }
+        for j in 0..m {
+            r.low[j + 1] = r.low[j] + BINOMIAL[q[j] as usize][j + 1];
+        }
+        for j in (0..m).rev() {
+            r.high[j] = r.high[j + 1] + BINOMIAL[q[j] as usize][j + 2];
+        }
+        r
+    }
+
     /// The dense masks `(white kings, black kings)` of king placement
     /// `king_rank` (< `king_placements()`) beside the men `men`.
     #[inline]
@@ -464,6 +501,34 @@ impl KingMoveRanks {
     }
 }
 
+/// King ranks with one black king moving, the rest fixed (from
+/// [`MaterialIndex::black_king_move_ranks`]).
+#[derive(Clone, Debug)]
+pub struct BlackKingMoveRanks {
+    /// The squares the black kings are ranked around: men and white kings.
+    skip: u64,
+    other_black: u64,
+    /// The white kings' part of every rank.
+    white_part: u64,
+    /// `low[j]`: the colex terms of the `j` lowest other black kings.
+    low: [u64; MAX_KINGS + 1],
+    /// `high[j]`: those of the others from the `j`-th up, each one place
+    /// higher (the moving king stands below them).
+    high: [u64; MAX_KINGS + 1],
+}
+
+impl BlackKingMoveRanks {
+    /// `king_rank(men, white, other_black | 1 << square)` for a `square`
+    /// that no other piece holds.
+    #[inline]
+    pub fn rank_with(&self, square: u32) -> u64 {
+        let below = (1u64 << square) - 1;
+        let q = square - (self.skip & below).count_ones();
+        let j = (self.other_black & below).count_ones() as usize;
+        self.white_part + self.low[j] + BINOMIAL[q as usize][j + 1] + self.high[j]
+    }
+}
+
 /// The next combination in colex order after `set` (the same number of
 /// members, the next larger mask: Gosper's successor); 0 for the empty
 /// set, which has no successor.
@@ -608,6 +673,36 @@ mod tests {
                         assert_eq!(
                             ranks.rank_with(a),
                             index.king_rank(men, others | 1 << a, bk),
+                            "{name} at {i}, king {k} to {a}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn black_king_move_ranks_agree_with_king_rank() {
+        // Every black king of sampled positions moved to every free square.
+        for name in ["KK-KK", "KKK-KKKK", "K-KKKKK", "KM-KKM", "KKM-MM"] {
+            let m: Material = name.parse().unwrap();
+            let index = MaterialIndex::new(m);
+            for i in (0..index.count()).step_by(104_729) {
+                let [wm, wk, bm, bk] = index.unrank_masks(i);
+                let men = wm | bm;
+                let mut movers = bk;
+                while movers != 0 {
+                    let k = movers.trailing_zeros();
+                    movers &= movers - 1;
+                    let others = bk & !(1 << k);
+                    let ranks = index.black_king_move_ranks(men, wk, others);
+                    let mut free = !(men | wk | others) & ((1u64 << 50) - 1);
+                    while free != 0 {
+                        let a = free.trailing_zeros();
+                        free &= free - 1;
+                        assert_eq!(
+                            ranks.rank_with(a),
+                            index.king_rank(men, wk, others | 1 << a),
                             "{name} at {i}, king {k} to {a}"
                         );
                     }

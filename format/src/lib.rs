@@ -39,7 +39,10 @@ pub use files::{
     read_regular, remove_partial_tables, table_dir, table_path, DTC_EXTENSION, TABLE_EXTENSION,
 };
 pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
-pub use index::{binomial, table_position, KingMoveRanks, KingWalk, MaterialIndex, UnrankCursor};
+pub use index::{
+    binomial, table_position, BlackKingMoveRanks, KingMoveRanks, KingWalk, MaterialIndex,
+    UnrankCursor,
+};
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{wdl_code, PositionedFile, TableReader, TableSource};
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};

@@ -327,7 +327,11 @@ impl MenlessSolver<'_> {
                     }
                     let code = if lost {
                         Wdl::Win.code()
-                    } else if self.every_move_wins_for_them(level, t, p) {
+                    } else if self.every_move_wins_for_them(
+                        level,
+                        t,
+                        (others | 1 << (49 - a), our_kings),
+                    ) {
                         Wdl::Loss.code()
                     } else {
                         continue;
@@ -343,12 +347,11 @@ impl MenlessSolver<'_> {
         settled
     }
 
-    /// Whether every king move of position `p` of side `t` leads to a
-    /// position won for the side then to move (with DTC: won at `level` or
-    /// before, not marked fresh for the next level).
-    fn every_move_wins_for_them(&self, level: u32, t: usize, p: u64) -> bool {
+    /// Whether every king move of a position of side `t` (its kings
+    /// `(wk, bk)`) leads to a position won for the side then to move (with
+    /// DTC: won at `level` or before, not marked fresh for the next level).
+    fn every_move_wins_for_them(&self, level: u32, t: usize, (wk, bk): (u64, u64)) -> bool {
         let u = self.other(t);
-        let (wk, bk) = self.indexes[t].unrank_kings(0, p);
         let occupied = wk | bk;
         let (child_white, child_black) = (dense::flip(bk), dense::flip(wk));
         let levels = !self.own_marks.is_empty();
@@ -357,12 +360,13 @@ impl MenlessSolver<'_> {
             let a = movers.trailing_zeros();
             movers &= movers - 1;
             let others = child_black ^ (1 << (49 - a));
+            let ranks = self.indexes[u].black_king_move_ranks(0, child_white, others);
             for ray in &dense::RAYS[a as usize] {
                 for &q in ray.squares() {
                     if occupied >> q & 1 == 1 {
                         break;
                     }
-                    let child = self.indexes[u].king_rank(0, child_white, others | 1 << (49 - q));
+                    let child = ranks.rank_with(49 - u32::from(q));
                     if self.sides[u].code(child) != Wdl::Win.code()
                         || (levels && self.is_marked(level + 1, u, child))
                     {
