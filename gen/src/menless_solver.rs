@@ -35,7 +35,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use format::{Material, MaterialIndex, RuleSet, Wdl};
+use format::{BlackKingMoveRanks, KingMoveRanks, Material, MaterialIndex, RuleSet, Wdl};
 use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{dense, Color, Move, Position};
@@ -51,6 +51,10 @@ const UNSETTLED: u8 = 3;
 /// Positions a task takes at a time (a multiple of 64, so that no two
 /// tasks share a word of marks or codes).
 const CHUNK: u64 = 1 << 16;
+
+/// The most king moves a position has: at most 9 kings a side (a table
+/// has at most 10 pieces), 4 rays each of at most 9 squares.
+const MAX_MOVES: usize = 9 * 4 * 9;
 
 /// Whether `material` (and its mirror) is solved by this solver: it has
 /// no men and is not a counted ending (whose tables keep distances under
@@ -305,46 +309,77 @@ impl MenlessSolver<'_> {
     fn visit_position(&self, level: u32, s: usize, i: u64, lost: bool) -> u64 {
         let t = self.other(s);
         let (wk, bk) = self.indexes[s].unrank_kings(0, i);
-        let occupied = wk | bk;
         // A predecessor, stored White to move, has the flipped kings: its
         // white kings are our black kings with one moved back.
-        let (their_kings, our_kings) = (dense::flip(bk), dense::flip(wk));
+        let mut preds = [(0u64, 0u64); MAX_MOVES];
+        let count = self.king_moves(t, (dense::flip(bk), dense::flip(wk)), true, &mut preds);
+        let preds = &preds[..count];
+        // Their codes are read all at once, so that the reads (mostly
+        // cache misses) overlap.
+        let mut codes = [0u8; MAX_MOVES];
+        for (code, &(p, _)) in codes.iter_mut().zip(preds) {
+            *code = self.sides[t].code(p);
+        }
         let mut settled = 0;
-        let mut movers = bk;
-        while movers != 0 {
-            let b = movers.trailing_zeros();
-            movers &= movers - 1;
-            let others = their_kings ^ (1 << (49 - b));
-            let ranks = self.indexes[t].king_move_ranks(0, others, our_kings);
-            for ray in &dense::RAYS[b as usize] {
-                for &a in ray.squares() {
-                    if occupied >> a & 1 == 1 {
-                        break;
-                    }
-                    let p = ranks.rank_with(49 - u32::from(a));
-                    if self.sides[t].code(p) != UNSETTLED {
-                        continue;
-                    }
-                    let code = if lost {
-                        Wdl::Win.code()
-                    } else if self.every_move_wins_for_them(
-                        level,
-                        t,
-                        (others | 1 << (49 - a), our_kings),
-                    ) {
-                        Wdl::Loss.code()
-                    } else {
-                        continue;
-                    };
-                    if self.settle(t, p, code) {
-                        self.mark(level + 1, t, p);
-                        self.sides[t].store_dtc(p, level + 1);
-                        settled += 1;
-                    }
-                }
+        for (&code, &(p, p_white)) in codes.iter().zip(preds) {
+            if code != UNSETTLED {
+                continue;
+            }
+            let code = if lost {
+                Wdl::Win.code()
+            } else if self.every_move_wins_for_them(level, t, (p_white, dense::flip(wk))) {
+                Wdl::Loss.code()
+            } else {
+                continue;
+            };
+            if self.settle(t, p, code) {
+                self.mark(level + 1, t, p);
+                self.sides[t].store_dtc(p, level + 1);
+                settled += 1;
             }
         }
         settled
+    }
+
+    /// Lists in `out` the positions of side `t` (stored White to move) one
+    /// king move away from the kings `(white, black)`: a white king moved
+    /// if `white_moves` (the predecessors of a position whose
+    /// colour-flipped kings these are), else a black king (the moves of a
+    /// position whose colour-flipped kings these are). Each comes as its
+    /// index and the new kings of the colour moved. Returns how many.
+    fn king_moves(
+        &self,
+        t: usize,
+        (white, black): (u64, u64),
+        white_moves: bool,
+        out: &mut [(u64, u64); MAX_MOVES],
+    ) -> usize {
+        let occupied = white | black;
+        let movers = if white_moves { white } else { black };
+        let mut count = 0;
+        let mut rest = movers;
+        while rest != 0 {
+            let from = rest.trailing_zeros();
+            rest &= rest - 1;
+            let others = movers ^ (1 << from);
+            let index = &self.indexes[t];
+            let ranks = if white_moves {
+                MoveRanks::White(index.king_move_ranks(0, others, black))
+            } else {
+                MoveRanks::Black(index.black_king_move_ranks(0, white, others))
+            };
+            for ray in &dense::RAYS[from as usize] {
+                for &to in ray.squares() {
+                    if occupied >> to & 1 == 1 {
+                        break;
+                    }
+                    let to = u32::from(to);
+                    out[count] = (ranks.rank_with(to), others | 1 << to);
+                    count += 1;
+                }
+            }
+        }
+        count
     }
 
     /// Whether every king move of a position of side `t` (its kings
@@ -352,30 +387,23 @@ impl MenlessSolver<'_> {
     /// DTC: won at `level` or before, not marked fresh for the next level).
     fn every_move_wins_for_them(&self, level: u32, t: usize, (wk, bk): (u64, u64)) -> bool {
         let u = self.other(t);
-        let occupied = wk | bk;
-        let (child_white, child_black) = (dense::flip(bk), dense::flip(wk));
-        let levels = !self.own_marks.is_empty();
-        let mut movers = wk;
-        while movers != 0 {
-            let a = movers.trailing_zeros();
-            movers &= movers - 1;
-            let others = child_black ^ (1 << (49 - a));
-            let ranks = self.indexes[u].black_king_move_ranks(0, child_white, others);
-            for ray in &dense::RAYS[a as usize] {
-                for &q in ray.squares() {
-                    if occupied >> q & 1 == 1 {
-                        break;
-                    }
-                    let child = ranks.rank_with(49 - u32::from(q));
-                    if self.sides[u].code(child) != Wdl::Win.code()
-                        || (levels && self.is_marked(level + 1, u, child))
-                    {
-                        return false;
-                    }
-                }
-            }
+        // The moves' positions, stored White to move in side `u`: our
+        // kings, flipped, are their black kings, one of them moved.
+        let mut children = [(0u64, 0u64); MAX_MOVES];
+        let count = self.king_moves(u, (dense::flip(bk), dense::flip(wk)), false, &mut children);
+        let children = &children[..count];
+        let mut codes = [0u8; MAX_MOVES];
+        for (code, &(c, _)) in codes.iter_mut().zip(children) {
+            *code = self.sides[u].code(c);
         }
-        true
+        if codes[..count].iter().any(|&code| code != Wdl::Win.code()) {
+            return false;
+        }
+        let levels = !self.own_marks.is_empty();
+        !levels
+            || children
+                .iter()
+                .all(|&(c, _)| !self.is_marked(level + 1, u, c))
     }
 
     /// Ends the solve: what is not settled is drawn, and the capture marks
@@ -412,5 +440,21 @@ impl MenlessSolver<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The ranks of the positions where one king of a colour moves.
+enum MoveRanks {
+    White(KingMoveRanks),
+    Black(BlackKingMoveRanks),
+}
+
+impl MoveRanks {
+    #[inline]
+    fn rank_with(&self, square: u32) -> u64 {
+        match self {
+            MoveRanks::White(r) => r.rank_with(square),
+            MoveRanks::Black(r) => r.rank_with(square),
+        }
     }
 }
