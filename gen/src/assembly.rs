@@ -1,18 +1,28 @@
-//! The last unit of a pair solved group by group: its groups' outputs put
-//! together, by index, into the pair's values, then its tables (and DTC
-//! files) written, then the groups' files removed.
+//! The last unit of a pair solved group by group: its tables (and DTC
+//! files) written from its groups' outputs, then the groups' files
+//! removed.
+//!
+//! The pair's values are never held whole: each table is written a batch
+//! of blocks at a time, and the values of a batch are read from the
+//! groups' files as streams, front to back. A side's men placements come
+//! in index order, and each group's file holds its placements in that
+//! order too, so every placement is the next one of its group's stream.
+//! Memory: a window of each group's stream and a batch of blocks.
 
 use std::time::Instant;
 
-use format::Material;
+use format::{Material, MaterialIndex};
 
 use crate::error::GenError;
-use crate::groups::group_advancements;
+use crate::group_solve::pair_indexes;
+use crate::groups::{advancement_of, group_advancements};
 use crate::options::GenOptions;
+use crate::output::{write_dtc_table, write_wdl_table, Window};
+use crate::plan::group_file;
 use crate::progress::Progress;
-use crate::unit::{read_group_input, remove_group_files, rule_dir, write_pair_files, UnitReport};
-use crate::unit_output::Keep;
-use crate::values::{Layer, PackedSide};
+use crate::unit::{remove_group_files, rule_dir, write_pair_files, UnitReport};
+use crate::unit_output::{GroupId, GroupStream, KeysCrc};
+use crate::values::{PackedSide, PackedValues};
 
 /// Writes `pair`'s missing tables from its groups' output files (unit
 /// `unit`), or from `held`, the same values as a session that solved every
@@ -26,34 +36,170 @@ pub(crate) fn assemble(
     report: &mut UnitReport,
 ) -> Result<(), GenError> {
     let start = Instant::now();
-    let sides = match held {
-        Some(sides) => sides,
-        None => read_groups(options, unit, pair, progress)?,
-    };
     progress.message("writing");
-    let seconds = start.elapsed().as_secs_f64();
     let dir = rule_dir(options);
-    let dtc_side = |k: usize| Ok(&sides[k]);
-    let write_table =
-        |k: usize| crate::output::write_packed_side(&sides[k], &dir, options.rule_set);
-    write_pair_files(options, pair, seconds, report, dtc_side, write_table)?;
+    let rule_set = options.rule_set;
+    let seconds = start.elapsed().as_secs_f64();
+    match held {
+        Some(sides) => {
+            let write_dtc = |k: usize| crate::output::write_dtc_side(&sides[k], &dir, rule_set);
+            let write_table =
+                |k: usize| crate::output::write_packed_side(&sides[k], &dir, rule_set);
+            write_pair_files(options, pair, seconds, report, write_dtc, write_table)?;
+        }
+        None => {
+            let groups = GroupFiles::new(options, unit, pair)?;
+            let write_dtc = |k: usize| groups.write_side(k, true);
+            let write_table = |k: usize| groups.write_side(k, false);
+            write_pair_files(options, pair, seconds, report, write_dtc, write_table)?;
+        }
+    }
     remove_group_files(&dir, pair)
 }
 
-/// The values of `pair` put together from its groups' output files.
-fn read_groups(
-    options: &GenOptions,
-    unit: &str,
+/// The group files of a pair, and what its assembly expects of them.
+struct GroupFiles<'a> {
+    options: &'a GenOptions,
+    unit: &'a str,
     pair: Material,
-    progress: &Progress,
-) -> Result<Vec<PackedSide>, GenError> {
-    let layer = Layer::Pair(crate::group_solve::pair_sides(pair, options.dtc)?);
-    for advancement in group_advancements(pair) {
-        progress.message(&format!("reading group {advancement}"));
-        let group = read_group_input(options, unit, pair, advancement, Keep::All)?;
-        crate::group_solve::copy_group_in(&layer, &group)?;
+    indexes: Vec<MaterialIndex>,
+    /// Per advancement (`None` where no group has it): the group's
+    /// placements of each side, and the count and CRC-32 of all of them.
+    expected: Vec<Option<ExpectedPlacements>>,
+}
+
+/// What the assembly expects of one group's file.
+struct ExpectedPlacements {
+    per_side: Vec<u64>,
+    count: u64,
+    crc: u32,
+}
+
+impl<'a> GroupFiles<'a> {
+    /// Finds what each group of `pair` holds: every men placement of both
+    /// sides, in key order, hashed into its group's CRC-32.
+    fn new(options: &'a GenOptions, unit: &'a str, pair: Material) -> Result<Self, GenError> {
+        let indexes = pair_indexes(pair);
+        let advancements = group_advancements(pair);
+        let slots = advancements.iter().max().map_or(0, |a| *a as usize + 1);
+        let mut crcs: Vec<KeysCrc> = (0..slots).map(|_| KeysCrc::default()).collect();
+        let mut per_side = vec![vec![0u64; indexes.len()]; slots];
+        for (side, index) in indexes.iter().enumerate() {
+            for men in 0..index.men_placements() {
+                let a = placement_advancement(index, men);
+                let slot = crcs.get_mut(a as usize).ok_or_else(|| {
+                    GenError::Internal(format!("{pair}: advancement {a} has no group"))
+                })?;
+                slot.push((side as u8, men));
+                per_side[a as usize][side] += 1;
+            }
+        }
+        let expected = crcs
+            .into_iter()
+            .zip(per_side)
+            .enumerate()
+            .map(|(a, (crc, per_side))| {
+                let (count, crc) = crc.finish();
+                advancements
+                    .contains(&(a as u32))
+                    .then_some(ExpectedPlacements {
+                        per_side,
+                        count,
+                        crc,
+                    })
+            })
+            .collect();
+        Ok(GroupFiles {
+            options,
+            unit,
+            pair,
+            indexes,
+            expected,
+        })
     }
-    layer
-        .into_sides()
-        .ok_or_else(|| GenError::Internal("the assembly's layer is not a pair".into()))
+
+    /// The unit's error for group `advancement`'s file: `reason`.
+    fn missing(&self, advancement: u32, reason: String) -> GenError {
+        GenError::MissingInput {
+            unit: self.unit.to_string(),
+            path: rule_dir(self.options)
+                .join(group_file(self.pair, advancement))
+                .display()
+                .to_string(),
+            reason,
+        }
+    }
+
+    /// Every group's stream, checked, positioned at the first placement
+    /// of side `k`; DTC bytes too if `with_dtc`.
+    fn streams(&self, k: usize, with_dtc: bool) -> Result<Vec<Option<GroupStream>>, GenError> {
+        let dir = rule_dir(self.options);
+        let kings = self.indexes[0].king_placements();
+        let mut streams = Vec::with_capacity(self.expected.len());
+        for (a, expected) in self.expected.iter().enumerate() {
+            let Some(expected) = expected else {
+                streams.push(None);
+                continue;
+            };
+            let a = a as u32;
+            let id = GroupId {
+                material: self.pair,
+                rule_set: self.options.rule_set,
+                advancement: a,
+            };
+            let path = dir.join(group_file(self.pair, a));
+            let mut stream = GroupStream::open(&path, id, kings, with_dtc)
+                .and_then(|s| s.holds(expected.count, expected.crc).map(|()| s))
+                .map_err(|reason| self.missing(a, reason))?;
+            let before: u64 = expected.per_side[..k].iter().sum();
+            stream
+                .copy_next(None, before * kings)
+                .map_err(|reason| self.missing(a, reason))?;
+            streams.push(Some(stream));
+        }
+        Ok(streams)
+    }
+
+    /// Writes the table of side `k` (its DTC file if `dtc`) from the
+    /// groups' streams.
+    fn write_side(
+        &self,
+        k: usize,
+        dtc: bool,
+    ) -> Result<(std::path::PathBuf, format::TableStats), GenError> {
+        let index = &self.indexes[k];
+        let kings = index.king_placements();
+        let mut streams = self.streams(k, dtc)?;
+        let window = |start: u64, end: u64| -> Result<Window<'static>, GenError> {
+            let values = PackedValues::new(end - start, dtc)?;
+            let mut pos = start;
+            while pos < end {
+                let (men, from) = (pos / kings, pos % kings);
+                let n = (kings - from).min(end - pos);
+                let a = placement_advancement(index, men);
+                let stream = streams
+                    .get_mut(a as usize)
+                    .and_then(Option::as_mut)
+                    .ok_or_else(|| GenError::Internal(format!("no group {a}")))?;
+                stream
+                    .copy_next(Some((&values, pos - start)), n)
+                    .map_err(|reason| self.missing(a, reason))?;
+                pos += n;
+            }
+            Ok(Window::Read(values, start))
+        };
+        let dir = rule_dir(self.options);
+        let material = index.material();
+        if dtc {
+            write_dtc_table(material, &dir, self.options.rule_set, window)
+        } else {
+            write_wdl_table(material, &dir, self.options.rule_set, window)
+        }
+    }
+}
+
+/// The advancement of men placement `men` of the side indexed by `index`.
+fn placement_advancement(index: &MaterialIndex, men: u64) -> u32 {
+    let [white_men, _, black_men, _] = index.unrank_masks(men * index.king_placements());
+    advancement_of(white_men, black_men)
 }

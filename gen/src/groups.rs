@@ -29,6 +29,20 @@ pub(crate) struct Slice {
     pub(crate) black_men: u64,
 }
 
+/// The advancement of a men placement: the rows walked by the White men
+/// `white_men` and the Black men `black_men` (dense masks), together.
+pub(crate) fn advancement_of(white_men: u64, black_men: u64) -> u32 {
+    let walked = |mut men: u64, white: bool| {
+        let mut rows = 0;
+        while men != 0 {
+            rows += walked_rows(men.trailing_zeros(), white);
+            men &= men - 1;
+        }
+        rows
+    };
+    walked(white_men, true) + walked(black_men, false)
+}
+
 /// Rows walked by a man of that colour on dense square `d`.
 fn walked_rows(d: u32, white: bool) -> u32 {
     if white {

@@ -3,14 +3,15 @@
 use std::path::{Path, PathBuf};
 
 use format::{
-    value_kind, DistanceValue, RuleSet, TableSpec, TableStats, TableWriter, ValueKind, Wdl,
+    value_kind, DistanceValue, Material, MaterialIndex, RuleSet, TableSpec, TableStats,
+    TableWriter, ValueKind, Wdl,
 };
 
 use rayon::prelude::*;
 
 use crate::counted_solver::{decode_state, Side, EXIT_CAPTURE};
 use crate::error::GenError;
-use crate::values::PackedSide;
+use crate::values::{PackedSide, PackedValues};
 
 /// Statistics of one side from its states (capture positions included).
 pub(crate) fn side_stats(side: &Side, kind: ValueKind) -> TableStats {
@@ -78,69 +79,112 @@ pub(crate) fn write_packed_side(
     dir: &Path,
     rule_set: RuleSet,
 ) -> Result<(PathBuf, TableStats), GenError> {
-    let spec = TableSpec::new(side.material, rule_set, ValueKind::Wdl);
+    write_wdl_table(side.material, dir, rule_set, |_, _| Ok(Window::Held(side)))
+}
+
+/// The values of some positions of a side: all of them, held in memory,
+/// or those of a window read for the blocks being written.
+pub(crate) enum Window<'a> {
+    /// Every position of the side, position `i` at `i`.
+    Held(&'a PackedValues),
+    /// The positions from `.1` on, position `i` at `i - .1`.
+    Read(PackedValues, u64),
+}
+
+impl Window<'_> {
+    /// The values and the position their first one is.
+    fn parts(&self) -> (&PackedValues, u64) {
+        match self {
+            Window::Held(values) => (values, 0),
+            Window::Read(values, first) => (values, *first),
+        }
+    }
+}
+
+/// Blocks filled and compressed at a time (in parallel).
+const BATCH: u64 = 64;
+
+/// Writes the WLD table of `material` to `dir`, atomically, from the
+/// windows `window(start, end)` gives: one per batch of blocks, in order,
+/// holding at least positions `start..end`. Capture positions take the
+/// value of the last position before them that is not one.
+pub(crate) fn write_wdl_table<'a>(
+    material: Material,
+    dir: &Path,
+    rule_set: RuleSet,
+    mut window: impl FnMut(u64, u64) -> Result<Window<'a>, GenError>,
+) -> Result<(PathBuf, TableStats), GenError> {
+    let spec = TableSpec::new(material, rule_set, ValueKind::Wdl);
+    let len = MaterialIndex::new(material).count();
     let per_block = u64::from(spec.positions_per_block);
     debug_assert!(per_block.is_multiple_of(64));
-    let blocks = side.len().div_ceil(per_block);
-    // Capture positions take the value of the last position before them
-    // that is not one: find what each block hands on to the next.
-    let scans: Vec<BlockScan> = (0..blocks)
-        .into_par_iter()
-        .map(|b| scan_block(side, b * per_block, per_block))
-        .collect();
-    let mut stats = TableStats::default();
-    let mut entering = Vec::with_capacity(scans.len());
-    let mut last = Wdl::Draw.code();
-    for scan in &scans {
-        entering.push(last);
-        last = scan.last.unwrap_or(last);
-        stats.loss += scan.counts[0];
-        stats.draw += scan.counts[1];
-        stats.win += scan.counts[2];
-    }
-    let path = dir.join(side.material.file_name());
+    let path = dir.join(material.file_name());
     let mut writer = TableWriter::create(&path, spec)?;
-    let fill = |b: u64, start, end| (filled_block(side, start, end, entering[b as usize]), ());
-    write_blocks(&mut writer, &path, side.len(), spec, fill, |()| {})?;
+    let mut stats = TableStats::default();
+    let mut last = Wdl::Draw.code();
+    for first in (0..len.div_ceil(per_block)).step_by(BATCH as usize) {
+        let blocks = batch_blocks(first, len, per_block);
+        let window = window(blocks[0].0, blocks[blocks.len() - 1].1)?;
+        let (values, offset) = window.parts();
+        let scans: Vec<BlockScan> = blocks
+            .par_iter()
+            .map(|&(start, end)| scan_block(values, start - offset, end - offset))
+            .collect();
+        let mut entering = Vec::with_capacity(scans.len());
+        for scan in &scans {
+            entering.push(last);
+            last = scan.last.unwrap_or(last);
+            stats.loss += scan.counts[0];
+            stats.draw += scan.counts[1];
+            stats.win += scan.counts[2];
+        }
+        let fill = |b: usize, (start, end): (u64, u64)| {
+            (
+                filled_block(values, start - offset, end - offset, entering[b]),
+                (),
+            )
+        };
+        write_batch(&mut writer, &path, spec, &blocks, fill, |()| {})?;
+    }
     let path = writer.finish(stats)?;
     Ok((path, stats))
 }
 
-/// Fills the blocks of a table of `len` positions (`fill(block, start,
-/// end)`: its raw bytes and what it tells of them), compresses them in
-/// parallel, a batch at a time, and writes them in order, handing each
-/// block's `T` to `each` in order too.
-fn write_blocks<T: Send>(
+/// The position ranges of the blocks of a batch starting at block `first`.
+fn batch_blocks(first: u64, len: u64, per_block: u64) -> Vec<(u64, u64)> {
+    let last = (first + BATCH).min(len.div_ceil(per_block));
+    (first..last)
+        .map(|b| (b * per_block, ((b + 1) * per_block).min(len)))
+        .collect()
+}
+
+/// Fills the blocks `blocks` of a table (`fill(j, block j's range)`: its
+/// raw bytes and what it tells of them), compresses them in parallel and
+/// writes them in order, handing each block's `T` to `each` in order too.
+fn write_batch<T: Send>(
     writer: &mut TableWriter,
     path: &Path,
-    len: u64,
     spec: TableSpec,
-    fill: impl Fn(u64, u64, u64) -> (Vec<u8>, T) + Sync,
+    blocks: &[(u64, u64)],
+    fill: impl Fn(usize, (u64, u64)) -> (Vec<u8>, T) + Sync,
     mut each: impl FnMut(T),
 ) -> Result<(), GenError> {
-    let per_block = u64::from(spec.positions_per_block);
-    let blocks = len.div_ceil(per_block);
-    const BATCH: u64 = 64;
-    for first in (0..blocks).step_by(BATCH as usize) {
-        let batch = first..(first + BATCH).min(blocks);
-        let compressed: Vec<(Vec<u8>, u64, T)> = batch
-            .into_par_iter()
-            .map_init(
-                || zstd::bulk::Compressor::new(spec.level),
-                |compressor, b| {
-                    let start = b * per_block;
-                    let end = (start + per_block).min(len);
-                    let (raw, told) = fill(b, start, end);
-                    let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
-                    let bytes = compressor.compress(&raw).map_err(|e| io_error(path, &e))?;
-                    Ok((bytes, end - start, told))
-                },
-            )
-            .collect::<Result<_, GenError>>()?;
-        for (bytes, positions, told) in compressed {
-            writer.push_compressed_block(&bytes, positions)?;
-            each(told);
-        }
+    let compressed: Vec<(Vec<u8>, u64, T)> = blocks
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || zstd::bulk::Compressor::new(spec.level),
+            |compressor, (j, &(start, end))| {
+                let (raw, told) = fill(j, (start, end));
+                let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
+                let bytes = compressor.compress(&raw).map_err(|e| io_error(path, &e))?;
+                Ok((bytes, end - start, told))
+            },
+        )
+        .collect::<Result<_, GenError>>()?;
+    for (bytes, positions, told) in compressed {
+        writer.push_compressed_block(&bytes, positions)?;
+        each(told);
     }
     Ok(())
 }
@@ -156,8 +200,7 @@ struct BlockScan {
     last: Option<u8>,
 }
 
-fn scan_block(side: &PackedSide, start: u64, per_block: u64) -> BlockScan {
-    let end = (start + per_block).min(side.len());
+fn scan_block(side: &PackedValues, start: u64, end: u64) -> BlockScan {
     let mut scan = BlockScan {
         counts: [0; 3],
         last: None,
@@ -189,7 +232,7 @@ fn scan_block(side: &PackedSide, start: u64, per_block: u64) -> BlockScan {
 /// The packed codes of positions `start..end` (2 bits each, position `i`
 /// in bits `2i, 2i+1` of the stream), capture positions filled with the
 /// code before them (`last` entering the block).
-fn filled_block(side: &PackedSide, start: u64, end: u64, mut last: u8) -> Vec<u8> {
+fn filled_block(side: &PackedValues, start: u64, end: u64, mut last: u8) -> Vec<u8> {
     let mut raw = Vec::with_capacity(((end - start) / 4 + 8) as usize);
     for w in (start / 32)..end.div_ceil(32) {
         let mut codes = side.code_word(w as usize);
@@ -224,20 +267,38 @@ pub(crate) fn write_dtc_side(
     dir: &Path,
     rule_set: RuleSet,
 ) -> Result<(PathBuf, TableStats), GenError> {
-    let spec = TableSpec::new(side.material, rule_set, ValueKind::Dtc);
-    let path = format::dtc_path(dir, side.material);
+    write_dtc_table(side.material, dir, rule_set, |_, _| Ok(Window::Held(side)))
+}
+
+/// Writes the DTC file of `material` to `dir`, atomically, from windows
+/// as [`write_wdl_table`] takes them (see [`write_dtc_side`]).
+pub(crate) fn write_dtc_table<'a>(
+    material: Material,
+    dir: &Path,
+    rule_set: RuleSet,
+    mut window: impl FnMut(u64, u64) -> Result<Window<'a>, GenError>,
+) -> Result<(PathBuf, TableStats), GenError> {
+    let spec = TableSpec::new(material, rule_set, ValueKind::Dtc);
+    let len = MaterialIndex::new(material).count();
+    let per_block = u64::from(spec.positions_per_block);
+    let path = format::dtc_path(dir, material);
     let mut writer = TableWriter::create(&path, spec)?;
     let mut stats = TableStats::default();
-    let fill = |_, start, end| dtc_block(side, start, end);
-    write_blocks(&mut writer, &path, side.len(), spec, fill, |block_stats| {
-        add_stats(&mut stats, &block_stats)
-    })?;
+    for first in (0..len.div_ceil(per_block)).step_by(BATCH as usize) {
+        let blocks = batch_blocks(first, len, per_block);
+        let window = window(blocks[0].0, blocks[blocks.len() - 1].1)?;
+        let (values, offset) = window.parts();
+        let fill = |_, (start, end): (u64, u64)| dtc_block(values, start - offset, end - offset);
+        write_batch(&mut writer, &path, spec, &blocks, fill, |block_stats| {
+            add_stats(&mut stats, &block_stats)
+        })?;
+    }
     let path = writer.finish(stats)?;
     Ok((path, stats))
 }
 
 /// The DTC bytes of positions `start..end`, and their statistics.
-fn dtc_block(side: &PackedSide, start: u64, end: u64) -> (Vec<u8>, TableStats) {
+fn dtc_block(side: &PackedValues, start: u64, end: u64) -> (Vec<u8>, TableStats) {
     let mut raw = Vec::with_capacity((end - start) as usize);
     let mut stats = TableStats::default();
     let mut last = 0;

@@ -403,17 +403,13 @@ impl MemoryModel {
     }
 
     fn assemble(&self, pair: Material) -> u64 {
-        // The pair's values, and a group read beside them.
-        let largest = group_advancements(pair)
-            .into_iter()
-            .map(|a| group_positions(pair, a))
-            .max()
-            .unwrap_or(0);
-        Self::BASE
-            + PackedValues::bytes_for(pair_positions(pair), true, self.dtc)
-            + PackedValues::bytes_for(largest, true, self.dtc)
-            // Blocks being compressed: a batch of 64 per thread at most.
-            + 64 * self.threads * (1 << 20)
+        // Each group's file read as a stream (a zstd decoder per part of
+        // its payload, and a window of 2^20 positions), a batch of blocks,
+        // and a compressor per thread (level 12).
+        const PER_GROUP: u64 = 4 << 20;
+        const PER_THREAD: u64 = 32 << 20;
+        let groups = group_advancements(pair).len() as u64;
+        Self::BASE + groups * PER_GROUP + self.threads * PER_THREAD
     }
 }
 

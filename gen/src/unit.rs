@@ -21,7 +21,7 @@ use crate::options::GenOptions;
 use crate::plan;
 use crate::plan::{exits_of_pair, group_file, pair_materials, tables_id, Unit, UnitKind};
 use crate::progress::Progress;
-use crate::unit_output::{self, ExpectedGroup, GroupId, Keep};
+use crate::unit_output::{self, ExpectedGroup, GroupId};
 use crate::values::Layer;
 use crate::{counted_solver, files_are_valid, manifest, BuiltTable};
 
@@ -134,7 +134,7 @@ pub(crate) fn is_done(options: &GenOptions, unit: &Unit) -> bool {
             manifest::check(&rule_dir(options), options.rule_set).is_ok_and(|p| p.is_empty())
         }
         (UnitKind::Group { advancement, .. }, Some(pair)) => {
-            pair_done(options, pair) || read_group(options, pair, advancement, Keep::Codes).is_ok()
+            pair_done(options, pair) || read_group(options, pair, advancement).is_ok()
         }
         (_, Some(pair)) => pair_done(options, pair),
         (_, None) => false,
@@ -142,12 +142,7 @@ pub(crate) fn is_done(options: &GenOptions, unit: &Unit) -> bool {
 }
 
 /// Reads the output of group `advancement` of `pair`.
-fn read_group(
-    options: &GenOptions,
-    pair: Material,
-    advancement: u32,
-    keep: Keep,
-) -> Result<Layer, String> {
+fn read_group(options: &GenOptions, pair: Material, advancement: u32) -> Result<Layer, String> {
     let id = GroupId {
         material: pair,
         rule_set: options.rule_set,
@@ -159,7 +154,7 @@ fn read_group(
         keys: || group_solve::placements_of_group(pair, advancement),
         king_placements: MaterialIndex::new(pair).king_placements(),
     };
-    unit_output::read_group(&path, expected, options.dtc, keep)
+    unit_output::read_group(&path, expected, options.dtc)
 }
 
 /// Reads the output of group `advancement` of `pair` as `unit`'s input:
@@ -169,9 +164,8 @@ pub(crate) fn read_group_input(
     unit: &str,
     pair: Material,
     advancement: u32,
-    keep: Keep,
 ) -> Result<Layer, GenError> {
-    read_group(options, pair, advancement, keep).map_err(|reason| GenError::MissingInput {
+    read_group(options, pair, advancement).map_err(|reason| GenError::MissingInput {
         unit: unit.to_string(),
         path: rule_dir(options)
             .join(group_file(pair, advancement))
@@ -269,7 +263,7 @@ impl GroupWork<'_> {
     /// file (`None` for the most advanced group).
     fn read_input(&self) -> Result<Option<Layer>, GenError> {
         self.reads
-            .map(|r| read_group_input(self.options, self.unit, self.pair, r, Keep::Codes))
+            .map(|r| read_group_input(self.options, self.unit, self.pair, r))
             .transpose()
     }
 
@@ -433,26 +427,27 @@ fn solve_pair(
         Solved::Whole(s) => crate::output::write_side(&s.sides[k], &dir, rule_set, s.levels),
         Solved::Slices(p) => crate::output::write_packed_side(&p.sides[k], &dir, rule_set),
     };
-    write_pair_files(options, pair, seconds, report, dtc_side, write_table)
+    let write_dtc = |k: usize| crate::output::write_dtc_side(dtc_side(k)?, &dir, rule_set);
+    write_pair_files(options, pair, seconds, report, write_dtc, write_table)
 }
 
 /// Writes the files of `pair` that are missing: its DTC files (side `k`'s
-/// values from `dtc_side(k)`) when asked for, and its tables (side `k`'s
-/// by `write_table(k)`); a valid table is never written again (another
+/// by `write_dtc(k)`) when asked for, and its tables (side `k`'s by
+/// `write_table(k)`); a valid table is never written again (another
 /// process may have made it meanwhile).
-pub(crate) fn write_pair_files<'a>(
+pub(crate) fn write_pair_files(
     options: &GenOptions,
     pair: Material,
     seconds: f64,
     report: &mut UnitReport,
-    dtc_side: impl Fn(usize) -> Result<&'a crate::values::PackedSide, GenError>,
-    write_table: impl Fn(usize) -> Result<(PathBuf, format::TableStats), GenError>,
+    mut write_dtc: impl FnMut(usize) -> Result<(PathBuf, format::TableStats), GenError>,
+    mut write_table: impl FnMut(usize) -> Result<(PathBuf, format::TableStats), GenError>,
 ) -> Result<(), GenError> {
     let dir = rule_dir(options);
     let rule_set = options.rule_set;
     for (k, material) in pair_materials(pair).into_iter().enumerate() {
         if options.dtc && !crate::dtc_is_valid(&dir, material, rule_set) {
-            let (path, stats) = crate::output::write_dtc_side(dtc_side(k)?, &dir, rule_set)?;
+            let (path, stats) = write_dtc(k)?;
             report.dtc_built.push(built(material, path, stats, seconds));
         }
         let path = format::table_path(&dir, material);

@@ -318,15 +318,6 @@ fn read_words(input: &mut impl Read, count: u64) -> Result<Vec<u64>, String> {
     Ok(out)
 }
 
-/// What a reader keeps of a group file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Keep {
-    /// The codes only (a group that reads its man steps' values).
-    Codes,
-    /// Codes, capture marks and DTC bytes when present (the assembly).
-    All,
-}
-
 /// The group a reader expects: which, its placements (`keys`, sorted;
 /// found only once the header is read) and king placements per men
 /// placement.
@@ -346,7 +337,6 @@ pub(crate) fn read_group(
     path: &Path,
     expected: ExpectedGroup<impl FnOnce() -> Vec<PlacementKey>>,
     need_dtc: bool,
-    keep: Keep,
 ) -> Result<Layer, String> {
     let id = expected.id;
     let (file, _) = format::open_regular(path).map_err(|e| e.to_string())?;
@@ -373,7 +363,7 @@ pub(crate) fn read_group(
         inner: reader.by_ref().take(header.payload_len),
         crc: crc32fast::Hasher::new(),
     };
-    let layer = read_payload(&mut checked, &header, keys, keep)?;
+    let layer = read_payload(&mut checked, &header, keys)?;
     // The decoder may stop at the frame's end before the last bytes.
     std::io::copy(&mut checked, &mut std::io::sink()).map_err(|e| e.to_string())?;
     if checked.crc.finalize() != header.payload_crc {
@@ -386,11 +376,13 @@ pub(crate) fn read_group(
     Ok(layer)
 }
 
+/// The codes of a group's payload (what a group that reads its man steps'
+/// values keeps); the capture marks and DTC bytes are decoded and passed
+/// over (the assembly reads them through a [`GroupStream`]).
 fn read_payload(
     input: &mut impl Read,
     header: &GroupHeader,
     keys: Vec<PlacementKey>,
-    keep: Keep,
 ) -> Result<Layer, String> {
     let short = |e: std::io::Error| format!("payload: {e}");
     let mut decoder = zstd::stream::read::Decoder::new(input).map_err(short)?;
@@ -399,27 +391,225 @@ fn read_payload(
         .checked_mul(header.king_placements)
         .ok_or("too many positions")?;
     let codes = read_words(&mut decoder, positions.div_ceil(32))?;
-    let captures = read_words(&mut decoder, positions.div_ceil(64))?;
-    let mut dtc = Vec::new();
-    if header.with_dtc {
-        dtc = vec![0u8; usize::try_from(positions).map_err(|_| "too many positions")?];
-        decoder.read_exact(&mut dtc).map_err(short)?;
+    let rest = positions.div_ceil(64) * 8 + if header.with_dtc { positions } else { 0 };
+    let passed =
+        std::io::copy(&mut decoder.by_ref().take(rest), &mut std::io::sink()).map_err(short)?;
+    if passed != rest {
+        return Err("payload shorter than its header says".into());
     }
     let mut end = [0u8; 1];
     if decoder.read(&mut end).map_err(short)? != 0 {
         return Err("payload longer than its header says".into());
     }
-    let (captures, dtc) = match keep {
-        Keep::Codes => (Vec::new(), Vec::new()),
-        Keep::All => (captures, dtc),
-    };
-    let values = PackedValues::from_words(positions, codes, captures, dtc)
+    let values = PackedValues::from_words(positions, codes, Vec::new(), Vec::new())
         .ok_or("payload lengths do not match")?;
     Ok(Layer::Group {
         keys,
         king_placements: header.king_placements,
         values,
     })
+}
+
+/// A group file read front to back, a window of positions at a time: the
+/// assembly's view of a group, which never holds the group whole. Opening
+/// checks the header and the payload's length and CRC-32 (a pass over the
+/// compressed bytes); [`GroupStream::holds`] checks its placements against
+/// those the reader expects.
+pub(crate) struct GroupStream {
+    header: GroupHeader,
+    positions: u64,
+    codes: Box<dyn Read + Send>,
+    marks: Box<dyn Read + Send>,
+    dtc: Option<Box<dyn Read + Send>>,
+    /// Positions `window_first..` of the group.
+    window: PackedValues,
+    window_first: u64,
+    /// The next position to hand over.
+    next: u64,
+}
+
+/// Positions a [`GroupStream`] decodes at a time (a multiple of 64).
+const STREAM_WINDOW: u64 = 1 << 20;
+
+impl GroupStream {
+    /// Opens the group file `path` of group `id` (`king_placements` per
+    /// men placement), with its DTC bytes if `with_dtc`. The error is a
+    /// line saying what is wrong.
+    pub(crate) fn open(
+        path: &Path,
+        id: GroupId,
+        king_placements: u64,
+        with_dtc: bool,
+    ) -> Result<GroupStream, String> {
+        let header = check_whole_file(path, id, king_placements, with_dtc)?;
+        let positions = header
+            .placements
+            .checked_mul(king_placements)
+            .ok_or("too many positions")?;
+        let code_bytes = positions.div_ceil(32) * 8;
+        let mark_bytes = positions.div_ceil(64) * 8;
+        let dtc = if with_dtc {
+            Some(payload_from(path, &header, code_bytes + mark_bytes)?)
+        } else {
+            None
+        };
+        Ok(GroupStream {
+            positions,
+            codes: payload_from(path, &header, 0)?,
+            marks: payload_from(path, &header, code_bytes)?,
+            dtc,
+            window: PackedValues::from_words(0, Vec::new(), Vec::new(), Vec::new())
+                .ok_or("an empty window")?,
+            window_first: 0,
+            next: 0,
+            header,
+        })
+    }
+
+    /// Checks that the file holds `placements` men placements whose keys,
+    /// in order, hash to `keys_crc` (see [`KeysCrc`]).
+    pub(crate) fn holds(&self, placements: u64, keys_crc: u32) -> Result<(), String> {
+        if self.header.placements != placements || self.header.keys_crc != keys_crc {
+            return Err("holds other men placements than its group has".into());
+        }
+        Ok(())
+    }
+
+    /// Hands over the next `count` positions, copied to `dst` from
+    /// `dst_start` on (or skipped, when `dst` is `None`).
+    pub(crate) fn copy_next(
+        &mut self,
+        dst: Option<(&PackedValues, u64)>,
+        count: u64,
+    ) -> Result<(), String> {
+        let mut copied = 0;
+        while copied < count {
+            if self.next >= self.window_first + self.window.len() {
+                self.read_window(self.next)?;
+            }
+            let n = (count - copied).min(self.window_first + self.window.len() - self.next);
+            if let Some((dst, dst_start)) = dst {
+                dst.copy_run(
+                    dst_start + copied,
+                    &self.window,
+                    self.next - self.window_first,
+                    n,
+                );
+            }
+            copied += n;
+            self.next += n;
+        }
+        Ok(())
+    }
+
+    /// Decodes the window that starts at `first` (the end of the last).
+    fn read_window(&mut self, first: u64) -> Result<(), String> {
+        if first >= self.positions {
+            return Err("holds fewer positions than its group has".into());
+        }
+        let n = STREAM_WINDOW.min(self.positions - first);
+        let codes = read_words(&mut self.codes, n.div_ceil(32))?;
+        let marks = read_words(&mut self.marks, n.div_ceil(64))?;
+        let mut dtc = Vec::new();
+        if let Some(input) = &mut self.dtc {
+            dtc = vec![0u8; n as usize];
+            input
+                .read_exact(&mut dtc)
+                .map_err(|e| format!("payload: {e}"))?;
+        }
+        self.window =
+            PackedValues::from_words(n, codes, marks, dtc).ok_or("payload lengths do not match")?;
+        self.window_first = first;
+        Ok(())
+    }
+}
+
+/// The CRC-32 of a group's placements, fed one at a time in key order (as
+/// [`keys_crc`] finds it of a list).
+#[derive(Default)]
+pub(crate) struct KeysCrc {
+    crc: crc32fast::Hasher,
+    count: u64,
+}
+
+impl KeysCrc {
+    /// Adds the next placement.
+    pub(crate) fn push(&mut self, (side, men): PlacementKey) {
+        let mut bytes = [0u8; 9];
+        bytes[0] = side;
+        bytes[1..].copy_from_slice(&men.to_le_bytes());
+        self.crc.update(&bytes);
+        self.count += 1;
+    }
+
+    /// The placements pushed, and their CRC-32.
+    pub(crate) fn finish(self) -> (u64, u32) {
+        (self.count, self.crc.finalize())
+    }
+}
+
+/// Reads the header of the group file `path`, checks it is that of `id`
+/// (`king_placements`, DTC bytes if `with_dtc`), and checks the payload's
+/// length and CRC-32 over the whole file.
+fn check_whole_file(
+    path: &Path,
+    id: GroupId,
+    king_placements: u64,
+    with_dtc: bool,
+) -> Result<GroupHeader, String> {
+    let (file, _) = format::open_regular(path).map_err(|e| e.to_string())?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut head = [0u8; HEADER_LEN];
+    reader
+        .read_exact(&mut head)
+        .map_err(|e| format!("header: {e}"))?;
+    let header = GroupHeader::parse(&head)?;
+    if header.id != id {
+        return Err(format!("holds {:?}, not {:?}", header.id, id));
+    }
+    if with_dtc && !header.with_dtc {
+        return Err("has no DTC values".into());
+    }
+    if header.king_placements != king_placements {
+        return Err("holds other men placements than its group has".into());
+    }
+    let mut checked = CheckedReader {
+        inner: reader.by_ref().take(header.payload_len),
+        crc: crc32fast::Hasher::new(),
+    };
+    let read = std::io::copy(&mut checked, &mut std::io::sink()).map_err(|e| e.to_string())?;
+    if read != header.payload_len {
+        return Err("shorter than its header says".into());
+    }
+    if checked.crc.finalize() != header.payload_crc {
+        return Err("payload checksum mismatch".into());
+    }
+    let mut rest = [0u8; 1];
+    if reader.read(&mut rest).map_err(|e| e.to_string())? != 0 {
+        return Err("bytes after the payload".into());
+    }
+    Ok(header)
+}
+
+/// The payload of the group file `path` (checked), decoded and read from
+/// byte `skip` of the decoded stream on.
+fn payload_from(
+    path: &Path,
+    header: &GroupHeader,
+    skip: u64,
+) -> Result<Box<dyn Read + Send>, String> {
+    let (mut file, _) = format::open_regular(path).map_err(|e| e.to_string())?;
+    file.seek(std::io::SeekFrom::Start(HEADER_LEN as u64))
+        .map_err(|e| e.to_string())?;
+    let compressed = BufReader::with_capacity(1 << 16, file.take(header.payload_len));
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(compressed)
+        .map_err(|e| format!("payload: {e}"))?;
+    let skipped = std::io::copy(&mut decoder.by_ref().take(skip), &mut std::io::sink())
+        .map_err(|e| format!("payload: {e}"))?;
+    if skipped != skip {
+        return Err("payload shorter than its header says".into());
+    }
+    Ok(Box::new(decoder))
 }
 
 #[cfg(test)]
@@ -469,7 +659,7 @@ mod tests {
         let path = dir.path().join("units/KM-K.a5.dtg");
         let layer = sample_layer(true);
         write_group(&path, id(), &layer).unwrap();
-        let back = read_group(&path, expected(id()), true, Keep::All).unwrap();
+        let back = read_group(&path, expected(id()), true).unwrap();
         let (
             Layer::Group {
                 keys: ka,
@@ -488,8 +678,6 @@ mod tests {
         assert_eq!(ka, kb);
         for i in 0..va.len() {
             assert_eq!(va.code(i), vb.code(i));
-            assert_eq!(va.is_capture(i), vb.is_capture(i));
-            assert_eq!(va.dtc(i), vb.dtc(i));
         }
         // No temporary file is left.
         assert_eq!(
@@ -498,27 +686,82 @@ mod tests {
         );
     }
 
+    /// The keys of `sample_layer`, hashed as a stream's reader does.
+    fn sample_keys_crc() -> (u64, u32) {
+        let mut crc = KeysCrc::default();
+        for key in [(0, 3), (0, 7), (1, 2)] {
+            crc.push(key);
+        }
+        crc.finish()
+    }
+
+    #[test]
+    fn a_group_file_streams_back_as_written_in_any_pieces() {
+        // Over a million positions: the stream reads several windows.
+        let keys = vec![(0, 3), (0, 7), (1, 2)];
+        let kings = 400_003;
+        let values = PackedValues::new(3 * kings, true).unwrap();
+        for i in 0..values.len() {
+            values.store(i, (i % 3) as u8, i % 5 == 0);
+            values.store_dtc(i, (i % 200) as u32);
+        }
+        let layer = Layer::Group {
+            keys,
+            king_placements: kings,
+            values,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.dtg");
+        write_group(&path, id(), &layer).unwrap();
+        let Layer::Group { values, .. } = &layer else {
+            unreachable!("built above");
+        };
+        let (count, crc) = sample_keys_crc();
+        let mut stream = GroupStream::open(&path, id(), kings, true).unwrap();
+        stream.holds(count, crc).unwrap();
+        assert!(stream.holds(count, crc ^ 1).is_err());
+        // The first 1001 positions passed over, the rest in uneven pieces.
+        stream.copy_next(None, 1001).unwrap();
+        let back = PackedValues::new(values.len() - 1001, true).unwrap();
+        let mut at = 0;
+        for piece in (1..).map(|j: u64| j * j * 977) {
+            let n = piece.min(back.len() - at);
+            stream.copy_next(Some((&back, at)), n).unwrap();
+            at += n;
+            if at == back.len() {
+                break;
+            }
+        }
+        for i in 0..back.len() {
+            let j = i + 1001;
+            assert_eq!(back.code(i), values.code(j), "code {j}");
+            assert_eq!(back.is_capture(i), values.is_capture(j), "mark {j}");
+            assert_eq!(back.dtc(i), values.dtc(j), "dtc {j}");
+        }
+        assert!(stream.copy_next(None, 1).is_err(), "past the end");
+    }
+
     #[test]
     fn a_damaged_or_other_group_file_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.dtg");
         write_group(&path, id(), &sample_layer(false)).unwrap();
         assert!(
-            read_group(&path, expected(id()), true, Keep::All).is_err(),
+            read_group(&path, expected(id()), true).is_err(),
             "no DTC in it"
         );
         let other = GroupId {
             advancement: 6,
             ..id()
         };
-        assert!(read_group(&path, expected(other), false, Keep::All).is_err());
+        assert!(read_group(&path, expected(other), false).is_err());
         let moved = with_keys(id(), vec![(0, 3), (0, 8), (1, 2)]);
-        assert!(read_group(&path, moved, false, Keep::All).is_err());
+        assert!(read_group(&path, moved, false).is_err());
         let bytes = std::fs::read(&path).unwrap();
         for cut in [10, HEADER_LEN, bytes.len() - 1] {
             std::fs::write(&path, &bytes[..cut]).unwrap();
             assert!(
-                read_group(&path, expected(id()), false, Keep::Codes).is_err(),
+                read_group(&path, expected(id()), false).is_err(),
                 "cut at {cut}"
             );
         }
@@ -526,8 +769,16 @@ mod tests {
         let last = flipped.len() - 3;
         flipped[last] ^= 0x10;
         std::fs::write(&path, &flipped).unwrap();
-        assert!(read_group(&path, expected(id()), false, Keep::Codes).is_err());
+        assert!(read_group(&path, expected(id()), false).is_err());
+        assert!(GroupStream::open(&path, id(), 45, false).is_err());
         std::fs::write(&path, &bytes).unwrap();
-        assert!(read_group(&path, expected(id()), false, Keep::Codes).is_ok());
+        assert!(read_group(&path, expected(id()), false).is_ok());
+        assert!(GroupStream::open(&path, id(), 45, false).is_ok());
+        assert!(GroupStream::open(&path, id(), 45, true).is_err(), "no DTC");
+        assert!(GroupStream::open(&path, id(), 46, false).is_err());
+        for cut in [10, HEADER_LEN, bytes.len() - 1] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            assert!(GroupStream::open(&path, id(), 45, false).is_err(), "{cut}");
+        }
     }
 }
