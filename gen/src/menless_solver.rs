@@ -52,10 +52,6 @@ const UNSETTLED: u8 = 3;
 /// tasks share a word of marks or codes).
 const CHUNK: u64 = 1 << 16;
 
-/// The most king moves a position has: at most 9 kings a side (a table
-/// has at most 10 pieces), 4 rays each of at most 9 squares.
-const MAX_MOVES: usize = 9 * 4 * 9;
-
 /// Whether `material` (and its mirror) is solved by this solver: it has
 /// no men and is not a counted ending (whose tables keep distances under
 /// the draw counter, see [`crate::counted_solver`]).
@@ -108,6 +104,15 @@ pub(crate) fn solve(
 /// One zeroed bit per position.
 fn bit_set(len: u64) -> Vec<AtomicU64> {
     (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
+}
+
+/// Per-thread lists reused from position to position: the predecessors
+/// visited, their codes, and the moves of one being verified.
+#[derive(Default)]
+struct Scratch {
+    preds: Vec<(u64, u64)>,
+    codes: Vec<u8>,
+    children: Vec<(u64, u64)>,
 }
 
 /// Which fresh positions a pass over the marks visits.
@@ -267,7 +272,7 @@ impl MenlessSolver<'_> {
             .collect();
         words
             .into_par_iter()
-            .map(|(s, first)| {
+            .map_init(Scratch::default, |scratch, (s, first)| {
                 let marks = self.marks(level, s);
                 let end = marks.len().min(first + 1024);
                 let mut settled = 0;
@@ -277,7 +282,7 @@ impl MenlessSolver<'_> {
                     } else {
                         marks[w].swap(0, Ordering::Relaxed)
                     };
-                    settled += self.visit_word(level, which, s, w as u64, bits);
+                    settled += self.visit_word(level, which, (s, w as u64, bits), scratch);
                 }
                 settled
             })
@@ -286,7 +291,13 @@ impl MenlessSolver<'_> {
 
     /// Visits the fresh positions `64 * w + j` of side `s` for the bits
     /// `j` of `bits`.
-    fn visit_word(&self, level: u32, which: Visit, s: usize, w: u64, mut bits: u64) -> u64 {
+    fn visit_word(
+        &self,
+        level: u32,
+        which: Visit,
+        (s, w, mut bits): (usize, u64, u64),
+        scratch: &mut Scratch,
+    ) -> u64 {
         let mut settled = 0;
         while bits != 0 {
             let i = 64 * w + u64::from(bits.trailing_zeros());
@@ -298,7 +309,7 @@ impl MenlessSolver<'_> {
                 Visit::All => true,
             };
             if wanted {
-                settled += self.visit_position(level, s, i, lost);
+                settled += self.visit_position(level, (s, i, lost), scratch);
             }
         }
         settled
@@ -306,28 +317,35 @@ impl MenlessSolver<'_> {
 
     /// Settles the predecessors of position `i` of side `s`, which is
     /// lost (`lost`) or won; returns how many it settled.
-    fn visit_position(&self, level: u32, s: usize, i: u64, lost: bool) -> u64 {
+    fn visit_position(
+        &self,
+        level: u32,
+        (s, i, lost): (usize, u64, bool),
+        scratch: &mut Scratch,
+    ) -> u64 {
         let t = self.other(s);
         let (wk, bk) = self.indexes[s].unrank_kings(0, i);
         // A predecessor, stored White to move, has the flipped kings: its
         // white kings are our black kings with one moved back.
-        let mut preds = [(0u64, 0u64); MAX_MOVES];
-        let count = self.king_moves(t, (dense::flip(bk), dense::flip(wk)), true, &mut preds);
-        let preds = &preds[..count];
+        let Scratch {
+            preds,
+            codes,
+            children,
+        } = scratch;
+        self.king_moves(t, (dense::flip(bk), dense::flip(wk)), true, preds);
         // Their codes are read all at once, so that the reads (mostly
         // cache misses) overlap.
-        let mut codes = [0u8; MAX_MOVES];
-        for (code, &(p, _)) in codes.iter_mut().zip(preds) {
-            *code = self.sides[t].code(p);
-        }
+        codes.clear();
+        codes.extend(preds.iter().map(|&(p, _)| self.sides[t].code(p)));
         let mut settled = 0;
-        for (&code, &(p, p_white)) in codes.iter().zip(preds) {
+        for (&code, &(p, p_white)) in codes.iter().zip(preds.iter()) {
             if code != UNSETTLED {
                 continue;
             }
             let code = if lost {
                 Wdl::Win.code()
-            } else if self.every_move_wins_for_them(level, t, (p_white, dense::flip(wk))) {
+            } else if self.every_move_wins_for_them(level, t, (p_white, dense::flip(wk)), children)
+            {
                 Wdl::Loss.code()
             } else {
                 continue;
@@ -352,11 +370,11 @@ impl MenlessSolver<'_> {
         t: usize,
         (white, black): (u64, u64),
         white_moves: bool,
-        out: &mut [(u64, u64); MAX_MOVES],
-    ) -> usize {
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        out.clear();
         let occupied = white | black;
         let movers = if white_moves { white } else { black };
-        let mut count = 0;
         let mut rest = movers;
         while rest != 0 {
             let from = rest.trailing_zeros();
@@ -374,29 +392,32 @@ impl MenlessSolver<'_> {
                         break;
                     }
                     let to = u32::from(to);
-                    out[count] = (ranks.rank_with(to), others | 1 << to);
-                    count += 1;
+                    out.push((ranks.rank_with(to), others | 1 << to));
                 }
             }
         }
-        count
     }
 
     /// Whether every king move of a position of side `t` (its kings
     /// `(wk, bk)`) leads to a position won for the side then to move (with
     /// DTC: won at `level` or before, not marked fresh for the next level).
-    fn every_move_wins_for_them(&self, level: u32, t: usize, (wk, bk): (u64, u64)) -> bool {
+    fn every_move_wins_for_them(
+        &self,
+        level: u32,
+        t: usize,
+        (wk, bk): (u64, u64),
+        children: &mut Vec<(u64, u64)>,
+    ) -> bool {
         let u = self.other(t);
         // The moves' positions, stored White to move in side `u`: our
         // kings, flipped, are their black kings, one of them moved.
-        let mut children = [(0u64, 0u64); MAX_MOVES];
-        let count = self.king_moves(u, (dense::flip(bk), dense::flip(wk)), false, &mut children);
-        let children = &children[..count];
-        let mut codes = [0u8; MAX_MOVES];
-        for (code, &(c, _)) in codes.iter_mut().zip(children) {
-            *code = self.sides[u].code(c);
+        self.king_moves(u, (dense::flip(bk), dense::flip(wk)), false, children);
+        // Read together (see `visit_position`), then looked at.
+        let mut wins = true;
+        for &(c, _) in children.iter() {
+            wins &= self.sides[u].code(c) == Wdl::Win.code();
         }
-        if codes[..count].iter().any(|&code| code != Wdl::Win.code()) {
+        if !wins {
             return false;
         }
         let levels = !self.own_marks.is_empty();
