@@ -10,10 +10,10 @@ use rayon::prelude::*;
 
 use crate::captures::ChildTables;
 use crate::error::GenError;
-use crate::groups::{group_advancements, group_slices, Slice};
+use crate::groups::{group_advancements, group_keys, group_slices, Slice};
 use crate::progress::Progress;
 use crate::slice_solver::{SliceScratch, SliceSolver};
-use crate::values::{Layer, PackedSide, PackedValues, PlacementKey};
+use crate::values::{Layer, PackedSide, PackedValues, PlacementKeys};
 
 /// Whether `material` (and its mirror) is solved slice by slice.
 pub(crate) fn uses_slices(material: Material) -> bool {
@@ -135,6 +135,31 @@ fn run_group(
         })
 }
 
+/// Solves the slices of the group whose keys are `keys` with `solver`:
+/// each slice made from its side-0 key when its turn comes, a batch at a
+/// time (a group never lists all its slices at once).
+fn run_group_of_keys(
+    solver: &SliceSolver,
+    indexes: &[MaterialIndex],
+    keys: &PlacementKeys,
+    progress: &Progress,
+) -> Result<(), GenError> {
+    const BATCH: usize = 1 << 16;
+    let own: Vec<u64> = keys
+        .iter()
+        .filter(|&(side, _)| side == 0)
+        .map(|(_, men)| men)
+        .collect();
+    for batch in own.chunks(BATCH) {
+        let slices: Vec<Slice> = batch
+            .par_iter()
+            .filter_map(|&men| crate::groups::slice_of(indexes, men))
+            .collect();
+        run_group(solver, &slices, None, progress)?;
+    }
+    Ok(())
+}
+
 /// The indexes of `material`'s pair: its own, then its mirror's unless
 /// it is symmetric.
 pub(crate) fn pair_indexes(material: Material) -> Vec<MaterialIndex> {
@@ -145,31 +170,10 @@ pub(crate) fn pair_indexes(material: Material) -> Vec<MaterialIndex> {
     indexes
 }
 
-/// The men placements `slices` stores, sorted: a group layer's keys.
-pub(crate) fn group_keys(indexes: &[MaterialIndex], slices: &[Slice]) -> Vec<PlacementKey> {
-    if indexes.len() == 2 {
-        // Side 0 in the slices' order (by men); side 1 sorted.
-        let mut mirrors: Vec<u64> = slices.iter().map(|s| s.mirror_men).collect();
-        mirrors.par_sort_unstable();
-        let own = slices.iter().map(|s| (0, s.men));
-        return own.chain(mirrors.into_iter().map(|m| (1, m))).collect();
-    }
-    let mut men: Vec<u64> = Vec::with_capacity(2 * slices.len());
-    for s in slices {
-        men.push(s.men);
-        if s.mirror_men != s.men {
-            men.push(s.mirror_men);
-        }
-    }
-    men.par_sort_unstable();
-    men.into_iter().map(|m| (0, m)).collect()
-}
-
 /// The keys of the group of advancement `advancement` of `material`'s
-/// pair (as [`group_keys`] gives them for its slices).
-pub(crate) fn placements_of_group(material: Material, advancement: u32) -> Vec<PlacementKey> {
-    let indexes = pair_indexes(material);
-    group_keys(&indexes, &group_slices(&indexes, advancement))
+/// pair (as [`crate::groups::group_keys`] gives them).
+pub(crate) fn placements_of_group(material: Material, advancement: u32) -> PlacementKeys {
+    group_keys(&pair_indexes(material), advancement)
 }
 
 /// One slice group of a pair, solved: its layer (values of its men
@@ -209,8 +213,7 @@ pub(crate) fn solve_group(
     progress: &Progress,
 ) -> Result<SolvedGroup, GenError> {
     let indexes = pair_indexes(material);
-    let slices = group_slices(&indexes, advancement);
-    let keys = group_keys(&indexes, &slices);
+    let keys = group_keys(&indexes, advancement);
     let king_placements = indexes[0].king_placements();
     let values = PackedValues::new(keys.len() as u64 * king_placements, with_dtc)?;
     let layer = Layer::Group {
@@ -233,7 +236,12 @@ pub(crate) fn solve_group(
         labels: false,
         children: ChildTables::new(tb, rule_set, material),
     };
-    run_group(&solver, &slices, None, progress)?;
+    let Layer::Group { keys, .. } = &layer else {
+        return Err(GenError::Internal(
+            "a group's own layer is not a group".into(),
+        ));
+    };
+    run_group_of_keys(&solver, &indexes, keys, progress)?;
     drop(solver);
     if let GroupTarget::Pair(pair) = target {
         copy_group_out(pair, &layer)?;
@@ -265,7 +273,7 @@ fn copy_group(pair: &Layer, group: &Layer, into_pair: bool) -> Result<(), GenErr
     let kings = *king_placements;
     keys.par_iter()
         .enumerate()
-        .try_for_each(|(j, &(side, men))| {
+        .try_for_each(|(j, (side, men))| {
             let (store, base) = pair.locate(usize::from(side), men).ok_or_else(|| {
                 GenError::Internal(format!(
                     "a group holds men placement {men} of side {side}, not in its pair"

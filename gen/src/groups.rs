@@ -7,6 +7,8 @@
 //! step adds exactly one, and a colour flip keeps the advancement.
 
 use format::{binomial, Material, MaterialIndex};
+
+use crate::values::PlacementKeys;
 use rayon::prelude::*;
 
 use rules::dense;
@@ -162,6 +164,55 @@ fn collect_sets(
 /// placement of side 0: the same slices, in the same order, as walking
 /// every placement of the pair and keeping those of that advancement.
 pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<Slice> {
+    let mut slices: Vec<Slice> = each_slice_of_group(indexes, advancement, |slice, out| {
+        out.push(slice);
+    });
+    slices.par_sort_unstable_by_key(|s| s.men);
+    slices
+}
+
+/// The men placements of the group of advancement `advancement` (see
+/// [`group_slices`]), both sides', sorted: its keys, packed (see
+/// [`PlacementKeys`]), without listing its slices (8 bytes a placement
+/// instead of 48: the groups of `MMM-MMMM` have 186 M).
+pub(crate) fn group_keys(indexes: &[MaterialIndex], advancement: u32) -> PlacementKeys {
+    let two_sides = indexes.len() == 2;
+    let mut keys: Vec<u64> = each_slice_of_group(indexes, advancement, |slice, out| {
+        out.push(PlacementKeys::pack((0, slice.men)));
+        if two_sides {
+            out.push(PlacementKeys::pack((1, slice.mirror_men)));
+        } else if slice.mirror_men != slice.men {
+            out.push(PlacementKeys::pack((0, slice.mirror_men)));
+        }
+    });
+    keys.par_sort_unstable();
+    PlacementKeys::from_sorted(keys)
+}
+
+/// The slice of side 0's men placement `men`, of the pair whose sides have
+/// the indexes `indexes`; `None` when a symmetric pair keeps it as the
+/// mirror of another (as [`group_slices`] lists them).
+pub(crate) fn slice_of(indexes: &[MaterialIndex], men: u64) -> Option<Slice> {
+    let (first, other) = (&indexes[0], &indexes[indexes.len() - 1]);
+    let kings = first.king_placements();
+    let [wm, _, bm, _] = first.unrank_masks(men * kings);
+    let mirror_men = other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
+    (indexes.len() == 2 || mirror_men >= men).then_some(Slice {
+        advancement: advancement_of(wm, bm),
+        men,
+        mirror_men,
+        white_men: wm,
+        black_men: bm,
+    })
+}
+
+/// Calls `each(slice, out)` for every slice of the group of advancement
+/// `advancement` (in parallel, in no order), gathering what it pushes.
+fn each_slice_of_group<T: Send>(
+    indexes: &[MaterialIndex],
+    advancement: u32,
+    each: impl Fn(Slice, &mut Vec<T>) + Sync,
+) -> Vec<T> {
     let first = &indexes[0];
     let other = &indexes[indexes.len() - 1];
     let symmetric = indexes.len() == 1;
@@ -177,9 +228,9 @@ pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<S
         .filter(|(s, _)| (advancement as usize) >= *s)
         .flat_map(|(s, sets)| sets.iter().map(move |&wm| (s, wm)))
         .collect();
-    let parts: Vec<Vec<Slice>> = white_sets
+    white_sets
         .par_chunks(64)
-        .map(|chunk| {
+        .flat_map_iter(|chunk| {
             let mut out = Vec::new();
             for &(s, wm) in chunk {
                 let black_sets = black
@@ -192,22 +243,20 @@ pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<S
                     // A symmetric material meets each pair of placements
                     // twice.
                     if !symmetric || mirror_men >= men {
-                        out.push(Slice {
+                        let slice = Slice {
                             advancement,
                             men,
                             mirror_men,
                             white_men: wm,
                             black_men: bm,
-                        });
+                        };
+                        each(slice, &mut out);
                     }
                 }
             }
             out
         })
-        .collect();
-    let mut slices = parts.concat();
-    slices.par_sort_unstable_by_key(|s| s.men);
-    slices
+        .collect()
 }
 
 #[cfg(test)]
@@ -217,17 +266,6 @@ mod tests {
     /// The rows the men of a placement have walked: a White man on square `s`
     /// has walked `9 - row(s)`, a Black man `row(s)` (rows 0-9 from White's
     /// crowning row). A man move adds exactly one.
-    fn advancement(white_men: u64, black_men: u64) -> u32 {
-        let walked = |mut men: u64, white: bool| {
-            let mut total = 0;
-            while men != 0 {
-                total += walked_rows(men.trailing_zeros(), white);
-                men &= men - 1;
-            }
-            total
-        };
-        walked(white_men, true) + walked(black_men, false)
-    }
 
     /// Every slice of a pair, by walking every men placement (the way the
     /// first slice solver listed them).
@@ -240,7 +278,7 @@ mod tests {
                 let [wm, _, bm, _] = first.unrank_masks(men * kings);
                 let mirror_men = other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
                 (indexes.len() == 2 || mirror_men >= men).then_some(Slice {
-                    advancement: advancement(wm, bm),
+                    advancement: advancement_of(wm, bm),
                     men,
                     mirror_men,
                     white_men: wm,
@@ -280,7 +318,7 @@ mod tests {
                     .filter(|&men| {
                         let [wm, _, bm, _] =
                             indexes[0].unrank_masks(men * indexes[0].king_placements());
-                        advancement(wm, bm) == a as u32
+                        advancement_of(wm, bm) == a as u32
                     })
                     .count() as u64;
                 assert_eq!(listed, n, "{name} advancement {a}");
@@ -289,10 +327,42 @@ mod tests {
     }
 
     #[test]
+    fn keys_and_slices_made_from_them_are_those_of_the_listed_slices() {
+        for name in ["KM-K", "M-M", "KM-MM", "MM-MM", "KMM-KM", "MMM-M", "KK-KM"] {
+            let m: Material = name.parse().unwrap();
+            let mut indexes = vec![MaterialIndex::new(m)];
+            if !m.is_symmetric() {
+                indexes.push(MaterialIndex::new(m.mirrored()));
+            }
+            for a in group_advancements(m) {
+                let slices = group_slices(&indexes, a);
+                let mut listed = Vec::new();
+                for slice in &slices {
+                    listed.push((0u8, slice.men));
+                    if indexes.len() == 2 {
+                        listed.push((1, slice.mirror_men));
+                    } else if slice.mirror_men != slice.men {
+                        listed.push((0, slice.mirror_men));
+                    }
+                }
+                listed.sort_unstable();
+                let keys = group_keys(&indexes, a);
+                assert!(keys.iter().eq(listed.iter().copied()), "{name} a{a}");
+                let made: Vec<Slice> = keys
+                    .iter()
+                    .filter(|&(side, _)| side == 0)
+                    .filter_map(|(_, men)| slice_of(&indexes, men))
+                    .collect();
+                assert!(made == slices, "{name} a{a}");
+            }
+        }
+    }
+
+    #[test]
     fn advancement_counts_rows_walked() {
         // A White man on square 46 (dense 45) has walked 0 rows, on 6
         // (dense 5) 8; a Black man on 5 (dense 4) 0, on 45 (dense 44) 8.
-        assert_eq!(advancement(1 << 45, 1 << 4), 0);
-        assert_eq!(advancement(1 << 5, 1 << 44), 16);
+        assert_eq!(advancement_of(1 << 45, 1 << 4), 0);
+        assert_eq!(advancement_of(1 << 5, 1 << 44), 16);
     }
 }

@@ -375,10 +375,11 @@ impl MemoryModel {
         };
         Self::BASE
             + layers
-            // Slices (24 bytes) and keys (16 bytes) of the group; the
-            // reader's keys.
-            + placements * 40
-            + read / kings * 16
+            // The group's keys (8 bytes, twice while they are sorted),
+            // a batch of its slices; the reader's keys.
+            + placements * 16
+            + (1 << 16) * 48
+            + read / kings * 8
             + self.slice_work(2 * kings)
             + self.tables(pair)
     }

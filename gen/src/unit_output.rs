@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use format::{Material, RuleSet};
 
 use crate::error::GenError;
-use crate::values::{Layer, PackedValues, PlacementKey};
+use crate::values::{Layer, PackedValues, PlacementKey, PlacementKeys};
 
 const MAGIC: [u8; 8] = *b"DTBGROUP";
 const VERSION: u32 = 1;
@@ -243,17 +243,18 @@ pub(crate) fn write_group(path: &Path, id: GroupId, layer: &Layer) -> Result<(),
 
 /// The CRC-32 of a group's placements (each its side byte and men rank,
 /// little-endian).
-fn keys_crc(keys: &[PlacementKey]) -> u32 {
+fn keys_crc(keys: &PlacementKeys) -> u32 {
     let mut crc = crc32fast::Hasher::new();
     let mut buf = Vec::with_capacity(9 << 12);
-    for chunk in keys.chunks(1 << 12) {
-        buf.clear();
-        for &(side, men) in chunk {
-            buf.push(side);
-            buf.extend_from_slice(&men.to_le_bytes());
+    for (side, men) in keys.iter() {
+        buf.push(side);
+        buf.extend_from_slice(&men.to_le_bytes());
+        if buf.len() == 9 << 12 {
+            crc.update(&buf);
+            buf.clear();
         }
-        crc.update(&buf);
     }
+    crc.update(&buf);
     crc.finalize()
 }
 
@@ -335,7 +336,7 @@ pub(crate) struct ExpectedGroup<K> {
 /// `need_dtc`). The error is a line saying what is wrong.
 pub(crate) fn read_group(
     path: &Path,
-    expected: ExpectedGroup<impl FnOnce() -> Vec<PlacementKey>>,
+    expected: ExpectedGroup<impl FnOnce() -> PlacementKeys>,
     need_dtc: bool,
 ) -> Result<Layer, String> {
     let id = expected.id;
@@ -382,7 +383,7 @@ pub(crate) fn read_group(
 fn read_payload(
     input: &mut impl Read,
     header: &GroupHeader,
-    keys: Vec<PlacementKey>,
+    keys: PlacementKeys,
 ) -> Result<Layer, String> {
     let short = |e: std::io::Error| format!("payload: {e}");
     let mut decoder = zstd::stream::read::Decoder::new(input).map_err(short)?;
@@ -617,7 +618,7 @@ mod tests {
     use super::*;
 
     fn sample_layer(with_dtc: bool) -> Layer {
-        let keys = vec![(0, 3), (0, 7), (1, 2)];
+        let keys = [(0, 3), (0, 7), (1, 2)].into_iter().collect();
         let values = PackedValues::new(3 * 45, with_dtc).unwrap();
         for i in 0..values.len() {
             values.store(i, (i % 3) as u8, i % 5 == 0);
@@ -630,17 +631,17 @@ mod tests {
         }
     }
 
-    fn expected(id: GroupId) -> ExpectedGroup<impl FnOnce() -> Vec<PlacementKey>> {
+    fn expected(id: GroupId) -> ExpectedGroup<impl FnOnce() -> PlacementKeys> {
         with_keys(id, vec![(0, 3), (0, 7), (1, 2)])
     }
 
     fn with_keys(
         id: GroupId,
         keys: Vec<PlacementKey>,
-    ) -> ExpectedGroup<impl FnOnce() -> Vec<PlacementKey>> {
+    ) -> ExpectedGroup<impl FnOnce() -> PlacementKeys> {
         ExpectedGroup {
             id,
-            keys: move || keys,
+            keys: move || keys.into_iter().collect(),
             king_placements: 45,
         }
     }
@@ -698,7 +699,7 @@ mod tests {
     #[test]
     fn a_group_file_streams_back_as_written_in_any_pieces() {
         // Over a million positions: the stream reads several windows.
-        let keys = vec![(0, 3), (0, 7), (1, 2)];
+        let keys = [(0, 3), (0, 7), (1, 2)].into_iter().collect();
         let kings = 400_003;
         let values = PackedValues::new(3 * kings, true).unwrap();
         for i in 0..values.len() {

@@ -5,6 +5,8 @@
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
+use rayon::prelude::*;
+
 use format::{dtc_byte, Material, MaterialIndex};
 
 use crate::error::GenError;
@@ -284,6 +286,60 @@ impl std::ops::Deref for PackedSide {
 /// mirror material) and its rank among the men placements of that side.
 pub(crate) type PlacementKey = (u8, u64);
 
+/// The men placements of a slice group, sorted, each packed in 8 bytes:
+/// the side in the top bit, the men rank below (which keeps the order of
+/// `(side, men)`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PlacementKeys(Vec<u64>);
+
+impl PlacementKeys {
+    const SIDE: u64 = 1 << 63;
+
+    /// `key` packed.
+    pub(crate) fn pack((side, men): PlacementKey) -> u64 {
+        debug_assert!(side < 2 && men < Self::SIDE);
+        u64::from(side) << 63 | men
+    }
+
+    fn unpack(packed: u64) -> PlacementKey {
+        ((packed >> 63) as u8, packed & !Self::SIDE)
+    }
+
+    /// Keys already packed and sorted.
+    pub(crate) fn from_sorted(packed: Vec<u64>) -> PlacementKeys {
+        debug_assert!(packed.windows(2).all(|w| w[0] < w[1]));
+        PlacementKeys(packed)
+    }
+
+    /// How many.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Where `key` is among them.
+    pub(crate) fn position(&self, key: PlacementKey) -> Option<usize> {
+        self.0.binary_search(&Self::pack(key)).ok()
+    }
+
+    /// The keys in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = PlacementKey> + '_ {
+        self.0.iter().map(|&k| Self::unpack(k))
+    }
+
+    /// The keys in order, for a parallel walk (indexed: `enumerate` gives
+    /// each key's place).
+    pub(crate) fn par_iter(&self) -> impl IndexedParallelIterator<Item = PlacementKey> + '_ {
+        self.0.par_iter().map(|&k| Self::unpack(k))
+    }
+}
+
+impl FromIterator<PlacementKey> for PlacementKeys {
+    /// Keys from sorted `(side, men)` pairs.
+    fn from_iter<I: IntoIterator<Item = PlacementKey>>(keys: I) -> Self {
+        PlacementKeys::from_sorted(keys.into_iter().map(PlacementKeys::pack).collect())
+    }
+}
+
 /// Where the slice solver writes values and reads those its man steps
 /// lead to.
 pub(crate) enum Layer {
@@ -294,7 +350,7 @@ pub(crate) enum Layer {
     /// `j * king_placements ..` of `values`.
     Group {
         /// The placements, sorted.
-        keys: Vec<PlacementKey>,
+        keys: PlacementKeys,
         /// King placements per men placement.
         king_placements: u64,
         /// Their values.
@@ -316,7 +372,7 @@ impl Layer {
                 king_placements,
                 ..
             } => {
-                let j = keys.binary_search(&(side as u8, men)).ok()?;
+                let j = keys.position((side as u8, men))?;
                 Some((0, j as u64 * king_placements))
             }
         }
@@ -352,7 +408,7 @@ impl Layer {
     /// An empty group layer (nothing to read: the most advanced group).
     pub(crate) fn empty_group() -> Layer {
         Layer::Group {
-            keys: Vec::new(),
+            keys: PlacementKeys::default(),
             king_placements: 1,
             values: PackedValues {
                 len: 0,
