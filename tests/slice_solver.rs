@@ -52,6 +52,7 @@ fn same_tables_up_to_four_pieces_fmjd() {
 }
 
 #[test]
+#[ignore = "70 s of CI: the diagonal case runs the same slices with other exits, and tests/units.rs builds pure tables slice by slice"]
 fn same_tables_up_to_four_pieces_pure() {
     same_tables(RuleSet::Pure, 4, &[]);
 }

@@ -263,10 +263,6 @@ fn each_slice_of_group<T: Send>(
 mod tests {
     use super::*;
 
-    /// The rows the men of a placement have walked: a White man on square `s`
-    /// has walked `9 - row(s)`, a Black man `row(s)` (rows 0-9 from White's
-    /// crowning row). A man move adds exactly one.
-
     /// Every slice of a pair, by walking every men placement (the way the
     /// first slice solver listed them).
     fn all_slices(indexes: &[MaterialIndex]) -> Vec<Slice> {

@@ -276,11 +276,11 @@ impl MenlessSolver<'_> {
                 let marks = self.marks(level, s);
                 let end = marks.len().min(first + 1024);
                 let mut settled = 0;
-                for w in first..end {
+                for (w, word) in marks.iter().enumerate().take(end).skip(first) {
                     let bits = if which == Visit::Lost {
-                        marks[w].load(Ordering::Relaxed)
+                        word.load(Ordering::Relaxed)
                     } else {
-                        marks[w].swap(0, Ordering::Relaxed)
+                        word.swap(0, Ordering::Relaxed)
                     };
                     settled += self.visit_word(level, which, (s, w as u64, bits), scratch);
                 }
@@ -464,7 +464,10 @@ impl MenlessSolver<'_> {
     }
 }
 
-/// The ranks of the positions where one king of a colour moves.
+/// The ranks of the positions where one king of a colour moves (on the
+/// stack: one is made for each king of a position visited, so boxing the
+/// larger one would cost an allocation each time).
+#[allow(clippy::large_enum_variant)]
 enum MoveRanks {
     White(KingMoveRanks),
     Black(BlackKingMoveRanks),
