@@ -193,12 +193,20 @@ pub(crate) fn group_keys(indexes: &[MaterialIndex], advancement: u32) -> Placeme
 /// the indexes `indexes`; `None` when a symmetric pair keeps it as the
 /// mirror of another (as [`group_slices`] lists them).
 pub(crate) fn slice_of(indexes: &[MaterialIndex], men: u64) -> Option<Slice> {
+    let [wm, _, bm, _] = indexes[0].unrank_masks(men * indexes[0].king_placements());
+    slice_of_men(indexes, wm, bm, advancement_of(wm, bm))
+}
+
+/// The slice whose side-0 placement has the White men `wm` and the Black
+/// men `bm` (of advancement `advancement`); `None` as [`slice_of`].
+fn slice_of_men(indexes: &[MaterialIndex], wm: u64, bm: u64, advancement: u32) -> Option<Slice> {
     let (first, other) = (&indexes[0], &indexes[indexes.len() - 1]);
     let kings = first.king_placements();
-    let [wm, _, bm, _] = first.unrank_masks(men * kings);
+    let men = first.rank_masks(wm, 0, bm, 0) / kings;
     let mirror_men = other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
+    // A symmetric material meets each pair of placements twice.
     (indexes.len() == 2 || mirror_men >= men).then_some(Slice {
-        advancement: advancement_of(wm, bm),
+        advancement,
         men,
         mirror_men,
         white_men: wm,
@@ -213,13 +221,9 @@ fn each_slice_of_group<T: Send>(
     advancement: u32,
     each: impl Fn(Slice, &mut Vec<T>) + Sync,
 ) -> Vec<T> {
-    let first = &indexes[0];
-    let other = &indexes[indexes.len() - 1];
-    let symmetric = indexes.len() == 1;
-    let material = first.material();
+    let material = indexes[0].material();
     let white = men_sets_by_walk(u32::from(material.white_men), true);
     let black = men_sets_by_walk(u32::from(material.black_men), false);
-    let kings = first.king_placements();
     // Every (White set, Black set) pair of the right walks, in parallel
     // over the White sets.
     let white_sets: Vec<(usize, u64)> = white
@@ -237,19 +241,7 @@ fn each_slice_of_group<T: Send>(
                     .get(advancement as usize - s)
                     .map_or(&[][..], Vec::as_slice);
                 for &bm in black_sets.iter().filter(|&&bm| bm & wm == 0) {
-                    let men = first.rank_masks(wm, 0, bm, 0) / kings;
-                    let mirror_men =
-                        other.rank_masks(dense::flip(bm), 0, dense::flip(wm), 0) / kings;
-                    // A symmetric material meets each pair of placements
-                    // twice.
-                    if !symmetric || mirror_men >= men {
-                        let slice = Slice {
-                            advancement,
-                            men,
-                            mirror_men,
-                            white_men: wm,
-                            black_men: bm,
-                        };
+                    if let Some(slice) = slice_of_men(indexes, wm, bm, advancement) {
                         each(slice, &mut out);
                     }
                 }

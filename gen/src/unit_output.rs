@@ -339,7 +339,25 @@ pub(crate) fn read_group(
     expected: ExpectedGroup<impl FnOnce() -> PlacementKeys>,
     need_dtc: bool,
 ) -> Result<Layer, String> {
-    let id = expected.id;
+    let (header, mut reader) = open_header(path, expected.id, expected.king_placements, need_dtc)?;
+    let keys = (expected.keys)();
+    if header.placements != keys.len() as u64 || header.keys_crc != keys_crc(&keys) {
+        return Err("holds other men placements than its group has".into());
+    }
+    read_checked_payload(&mut reader, &header, |mut input| {
+        read_payload(&mut input, &header, keys)
+    })
+}
+
+/// Opens the group file `path` and reads its header, checking that it is
+/// that of group `id` with `king_placements` per men placement (and DTC
+/// bytes if `with_dtc`); returns it and the reader, at the payload.
+fn open_header(
+    path: &Path,
+    id: GroupId,
+    king_placements: u64,
+    with_dtc: bool,
+) -> Result<(GroupHeader, BufReader<File>), String> {
     let (file, _) = format::open_regular(path).map_err(|e| e.to_string())?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut head = [0u8; HEADER_LEN];
@@ -350,23 +368,32 @@ pub(crate) fn read_group(
     if header.id != id {
         return Err(format!("holds {:?}, not {:?}", header.id, id));
     }
-    if need_dtc && !header.with_dtc {
+    if with_dtc && !header.with_dtc {
         return Err("has no DTC values".into());
     }
-    let keys = (expected.keys)();
-    if header.king_placements != expected.king_placements
-        || header.placements != keys.len() as u64
-        || header.keys_crc != keys_crc(&keys)
-    {
+    if header.king_placements != king_placements {
         return Err("holds other men placements than its group has".into());
     }
+    Ok((header, reader))
+}
+
+/// Reads the payload that follows in `reader` with `read`, then checks
+/// its length and CRC-32 and that nothing follows it.
+fn read_checked_payload<T>(
+    reader: &mut BufReader<File>,
+    header: &GroupHeader,
+    read: impl FnOnce(&mut dyn Read) -> Result<T, String>,
+) -> Result<T, String> {
     let mut checked = CheckedReader {
         inner: reader.by_ref().take(header.payload_len),
         crc: crc32fast::Hasher::new(),
     };
-    let layer = read_payload(&mut checked, &header, keys)?;
-    // The decoder may stop at the frame's end before the last bytes.
+    let value = read(&mut checked)?;
+    // A decoder may stop at the frame's end before the last bytes.
     std::io::copy(&mut checked, &mut std::io::sink()).map_err(|e| e.to_string())?;
+    if checked.inner.limit() != 0 {
+        return Err("shorter than its header says".into());
+    }
     if checked.crc.finalize() != header.payload_crc {
         return Err("payload checksum mismatch".into());
     }
@@ -374,7 +401,7 @@ pub(crate) fn read_group(
     if reader.read(&mut rest).map_err(|e| e.to_string())? != 0 {
         return Err("bytes after the payload".into());
     }
-    Ok(layer)
+    Ok(value)
 }
 
 /// The codes of a group's payload (what a group that reads its man steps'
@@ -558,37 +585,8 @@ fn check_whole_file(
     king_placements: u64,
     with_dtc: bool,
 ) -> Result<GroupHeader, String> {
-    let (file, _) = format::open_regular(path).map_err(|e| e.to_string())?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut head = [0u8; HEADER_LEN];
-    reader
-        .read_exact(&mut head)
-        .map_err(|e| format!("header: {e}"))?;
-    let header = GroupHeader::parse(&head)?;
-    if header.id != id {
-        return Err(format!("holds {:?}, not {:?}", header.id, id));
-    }
-    if with_dtc && !header.with_dtc {
-        return Err("has no DTC values".into());
-    }
-    if header.king_placements != king_placements {
-        return Err("holds other men placements than its group has".into());
-    }
-    let mut checked = CheckedReader {
-        inner: reader.by_ref().take(header.payload_len),
-        crc: crc32fast::Hasher::new(),
-    };
-    let read = std::io::copy(&mut checked, &mut std::io::sink()).map_err(|e| e.to_string())?;
-    if read != header.payload_len {
-        return Err("shorter than its header says".into());
-    }
-    if checked.crc.finalize() != header.payload_crc {
-        return Err("payload checksum mismatch".into());
-    }
-    let mut rest = [0u8; 1];
-    if reader.read(&mut rest).map_err(|e| e.to_string())? != 0 {
-        return Err("bytes after the payload".into());
-    }
+    let (header, mut reader) = open_header(path, id, king_placements, with_dtc)?;
+    read_checked_payload(&mut reader, &header, |_| Ok(()))?;
     Ok(header)
 }
 
