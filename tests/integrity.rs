@@ -264,6 +264,30 @@ fn killed_generation_resumes_to_identical_files() {
 }
 
 #[test]
+fn a_finished_build_removes_group_files_left_by_a_stopped_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    assert!(dtb(&["gen", "--quiet", "--pieces", "2", "--dir", d])
+        .status
+        .success());
+    let units = dir.path().join("fmjd").join("units");
+    // A build stopped after writing K-M's tables, before removing its
+    // groups' files.
+    std::fs::create_dir_all(&units).unwrap();
+    std::fs::write(units.join("K-M.a3.dtg"), b"left behind").unwrap();
+    assert!(dtb(&["gen", "--quiet", "--pieces", "2", "--dir", d])
+        .status
+        .success());
+    assert!(!units.exists(), "the groups' folder is left");
+    // A build stopped just after making the folder leaves it empty.
+    std::fs::create_dir_all(&units).unwrap();
+    assert!(dtb(&["gen", "--quiet", "--pieces", "2", "--dir", d])
+        .status
+        .success());
+    assert!(!units.exists(), "the empty groups' folder is left");
+}
+
+#[test]
 fn tight_memory_gives_identical_tables() {
     // With no memory for level lists every level below the saturating
     // codes is found by sweeping the cells, and with none for preloading

@@ -255,6 +255,8 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         report.skipped.extend(done.skipped);
     }
     set_progress.finish();
+    // A build stopped just after making the groups' folder leaves it empty.
+    let _ = std::fs::remove_dir(dir.join(plan::UNITS_DIR));
     report.seconds = start.elapsed().as_secs_f64();
     report.peak_memory_bytes = peak_memory_bytes();
     Ok(report)

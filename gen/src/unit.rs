@@ -219,6 +219,11 @@ pub(crate) fn run(
     };
     if is_done(options, unit) {
         report.already_done = true;
+        if let (UnitKind::Assemble, Some(pair)) = (unit.kind, unit.material) {
+            // A build stopped between writing the tables and removing the
+            // groups' files leaves those files behind.
+            remove_group_files(&rule_dir(options), pair)?;
+        }
         return Ok(report);
     }
     match (unit.kind, unit.material) {
