@@ -97,5 +97,49 @@ fn bench_probe(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_probe);
+/// `probe_dtc` (blocks cached) on the two sides of 4-piece pairs: the
+/// side whose DTC file stores its values, and the side whose values are
+/// found by a one-ply search over it (`format::FLAG_FROM_MIRROR`).
+fn bench_probe_dtc(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut options = GenOptions::new(dir.path(), RuleSet::Fmjd, 4);
+    options.dtc = true;
+    generate(&options).expect("generation");
+    let tb = Tablebase::open(dir.path(), RuleSet::Fmjd).unwrap();
+    let folder = dir.path().join("fmjd");
+    let pairs = ["KK-KM", "KM-MM", "KK-MM", "KKK-M"];
+    let (mut stored, mut searched) = (Vec::new(), Vec::new());
+    for name in pairs {
+        let m: Material = name.parse().expect("material");
+        for side in [m, m.mirrored()] {
+            let header = format::read_header(&format::dtc_path(&folder, side)).expect("header");
+            let names = [side.to_string()];
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let decided = sample(&names, 4000, false)
+                .into_iter()
+                .filter(|p| tb.probe_dtc(p).expect("probe").is_some())
+                .take(250);
+            if header.from_mirror {
+                searched.extend(decided);
+            } else {
+                stored.extend(decided);
+            }
+        }
+    }
+    let mut group = c.benchmark_group("probe_dtc");
+    for (name, positions) in [("stored", &stored), ("from_mirror", &searched)] {
+        group.throughput(Throughput::Elements(positions.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                positions
+                    .iter()
+                    .filter(|p| tb.probe_dtc(black_box(p)).is_ok())
+                    .count()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_probe, bench_probe_dtc);
 criterion_main!(benches);

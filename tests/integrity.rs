@@ -463,19 +463,29 @@ fn verify_checks_every_dtc_against_its_moves() {
     let d = dir.path().to_str().unwrap();
     let o = dtb(&["gen", "--quiet", "--pieces", "4", "--dtc", "--dir", d]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = dtb(&["verify", "--quiet", "--json", "--dir", d, "KM-MM", "MM-KM"]);
+    let o = dtb(&["verify", "--quiet", "--json", "--dir", d, "KM-KK", "KK-KM"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let tables = v["tables"].as_array().unwrap();
     assert_eq!(tables.len(), 4, "two tables and their DTC files");
-    // A won position whose DTC is more than one ply: one ply more is
-    // wrong, and only the DTC file says so.
-    let m: Material = "KM-MM".parse().unwrap();
+    // A decided position whose DTC is more than one ply: one ply more is
+    // wrong, and only the DTC file says so. The side damaged is the one
+    // whose DTC file stores its values (the other's are found from it).
+    let folder = dir.path().join(rule_set.name());
+    let m: Material = ["KM-KK", "KK-KM"]
+        .iter()
+        .map(|name| name.parse().unwrap())
+        .find(|&m| {
+            !format::read_header(&format::dtc_path(&folder, m))
+                .unwrap()
+                .from_mirror
+        })
+        .unwrap();
     let index = MaterialIndex::new(m);
     let tb = probe::Tablebase::open(dir.path(), rule_set).unwrap();
     let (i, target, dtc) = (0..index.count())
         .map(|i| (i, index.unrank(i)))
-        .filter(|(_, p)| !p.has_capture() && tb.probe(p).unwrap().wdl == format::Wdl::Win)
+        .filter(|(_, p)| !p.has_capture() && tb.probe(p).unwrap().wdl != format::Wdl::Draw)
         .find_map(|(i, p)| {
             let dtc = tb.probe_dtc(&p).unwrap()?;
             (dtc >= 2).then_some((i, p, dtc))
@@ -484,7 +494,7 @@ fn verify_checks_every_dtc_against_its_moves() {
     drop(tb);
     let path = format::dtc_path(&dir.path().join(rule_set.name()), m);
     damage_file(&path, rule_set, m, i, dtc as u8 + 1);
-    let o = dtb(&["verify", "--quiet", "--json", "--dir", d, "KM-MM", "MM-KM"]);
+    let o = dtb(&["verify", "--quiet", "--json", "--dir", d, "KM-KK", "KK-KM"]);
     assert_eq!(o.status.code(), Some(4));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let tables = v["tables"].as_array().unwrap();
@@ -495,10 +505,13 @@ fn verify_checks_every_dtc_against_its_moves() {
             .unwrap()
     };
     assert_eq!(
-        verdict("KM-MM.dtb")["mismatches"].as_array().unwrap().len(),
+        verdict(&m.file_name())["mismatches"]
+            .as_array()
+            .unwrap()
+            .len(),
         0
     );
-    let fens: Vec<&str> = verdict("KM-MM.dtc")["mismatches"]
+    let fens: Vec<&str> = verdict(&format::dtc_file_name(m))["mismatches"]
         .as_array()
         .unwrap()
         .iter()
@@ -523,9 +536,9 @@ fn verify_checks_every_dtc_against_its_moves() {
             })
             .collect()
     };
-    let pair = ["KM-MM", "MM-KM"];
+    let pair = ["KM-KK", "KK-KM"];
     let full = verdicts(&pair);
-    let sampled = verdicts(&["--sample", "0.999999", "KM-MM", "MM-KM"]);
+    let sampled = verdicts(&["--sample", "0.999999", "KM-KK", "KK-KM"]);
     assert_eq!(full, sampled);
     assert!(full.iter().any(|(_, fens)| !fens.is_empty()));
 }

@@ -8,7 +8,7 @@
 //! | 16 | 1 | rule set: 0 pure, 1 fmjd, 2 fmjd-diagonal |
 //! | 17 | 1 | value kind: 0 WLD (2 bits), 1 distance (1 byte) |
 //! | 18 | 1 | compression: 1 zstd |
-//! | 19 | 1 | flags (0; any other value is refused) |
+//! | 19 | 1 | flags: 0, or 1 in a DTC file that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); any other value is refused |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | position count (White to move) |
 //! | 32 | 8 | first position (0; reserved for slices of a material) |
@@ -37,9 +37,21 @@ pub const HEADER_LEN: usize = 128;
 /// The compression code for zstd.
 pub const COMPRESSION_ZSTD: u8 = 1;
 const NONE32: u32 = u32::MAX;
+/// The header flag of a DTC file whose values are not stored: the prober
+/// finds each one by a one-ply search over the mirror material's DTC file
+/// (the position's moves that convert nothing all lead there).
+pub const FLAG_FROM_MIRROR: u8 = 1;
 /// The most positions a block may hold: a block decodes into at most this
 /// many bytes (4 MiB), whatever a header says.
 pub const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
+
+/// Whether `material`'s DTC file may store no values and take them from
+/// its mirror's ([`FLAG_FROM_MIRROR`]): a one-ply search finds them there
+/// when the material is not its own mirror and its values do not depend
+/// on a counter (outside the counted endings).
+pub fn dtc_may_come_from_mirror(material: Material) -> bool {
+    !material.is_symmetric() && material.counted_ending().is_none()
+}
 
 /// Win/draw/loss counts of one side to move over every position of a
 /// material (capture positions counted with their resolved value).
@@ -82,6 +94,9 @@ pub struct Header {
     pub index_crc: u32,
     /// CRC-32 of everything after the header.
     pub body_crc: u32,
+    /// A DTC file with no blocks, whose values the prober finds from the
+    /// mirror's DTC file ([`FLAG_FROM_MIRROR`]).
+    pub from_mirror: bool,
 }
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
@@ -107,6 +122,11 @@ impl Header {
         b[16] = self.rule_set.code();
         b[17] = self.value_kind.code();
         b[18] = COMPRESSION_ZSTD;
+        b[19] = if self.from_mirror {
+            FLAG_FROM_MIRROR
+        } else {
+            0
+        };
         b[20..24].copy_from_slice(&self.positions_per_block.to_le_bytes());
         b[24..32].copy_from_slice(&self.position_count.to_le_bytes());
         b[40..48].copy_from_slice(&self.block_count.to_le_bytes());
@@ -156,9 +176,11 @@ impl Header {
         if b[18] != COMPRESSION_ZSTD {
             return Err(corrupt("unknown compression code"));
         }
-        if b[19] != 0 {
-            return Err(corrupt("unknown flags"));
-        }
+        let from_mirror = match b[19] {
+            0 => false,
+            FLAG_FROM_MIRROR if value_kind == ValueKind::Dtc => true,
+            _ => return Err(corrupt("unknown flags")),
+        };
         if b[104..124].iter().any(|&x| x != 0) {
             return Err(corrupt("reserved bytes are not zero"));
         }
@@ -181,7 +203,12 @@ impl Header {
             ));
         }
         let block_count = u64_at(b, 40);
-        if block_count != position_count.div_ceil(positions_per_block as u64) {
+        let blocks = if from_mirror {
+            0
+        } else {
+            position_count.div_ceil(positions_per_block as u64)
+        };
+        if block_count != blocks {
             return Err(corrupt("block count does not match the position count"));
         }
         let index_offset = u64_at(b, 48);
@@ -221,6 +248,7 @@ impl Header {
             stats,
             index_crc: u32_at(b, 96),
             body_crc: u32_at(b, 100),
+            from_mirror,
         })
     }
 

@@ -38,7 +38,10 @@ pub use files::{
     material_of_dtc_file_name, material_of_file_name, open_regular, read_chunks, read_header,
     read_regular, remove_partial_tables, table_dir, table_path, DTC_EXTENSION, TABLE_EXTENSION,
 };
-pub use header::{Header, TableStats, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK};
+pub use header::{
+    dtc_may_come_from_mirror, Header, TableStats, FLAG_FROM_MIRROR, FORMAT_VERSION, HEADER_LEN,
+    MAGIC, MAX_POSITIONS_PER_BLOCK,
+};
 pub use index::{
     binomial, table_position, BlackKingMoveRanks, KingMoveRanks, KingWalk, MaterialIndex,
     UnrankCursor,
@@ -47,6 +50,6 @@ pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{wdl_code, PositionedFile, TableReader, TableSource};
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};
 pub use writer::{
-    sync_parent, temporary_path, TableSpec, TableWriter, DEFAULT_DISTANCE_BLOCK, DEFAULT_LEVEL,
-    DEFAULT_WDL_BLOCK,
+    sync_parent, temporary_path, write_dtc_from_mirror, TableSpec, TableWriter,
+    DEFAULT_DISTANCE_BLOCK, DEFAULT_LEVEL, DEFAULT_WDL_BLOCK,
 };

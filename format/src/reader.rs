@@ -326,6 +326,18 @@ impl<B: TableSource> TableReader<B> {
         Ok(())
     }
 
+    /// An error for a DTC file whose values come from its mirror's
+    /// ([`crate::FLAG_FROM_MIRROR`]): it has nothing to decode.
+    fn check_stores_values(&self) -> Result<(), FormatError> {
+        if self.header.from_mirror {
+            return Err(FormatError::Corrupt(format!(
+                "the DTC file of {} stores no values: they come from its mirror's",
+                self.header.material
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks the CRC-32 of everything after the header (reads the whole
     /// file).
     pub fn verify_checksum(&self) -> Result<(), FormatError> {
@@ -350,6 +362,7 @@ impl<B: TableSource> TableReader<B> {
     /// byte per position. Blocks hold a multiple of 4 positions, so the
     /// streams join without gaps.
     pub fn decode_all_raw(&self) -> Result<Vec<u8>, FormatError> {
+        self.check_stores_values()?;
         let kind = self.header.value_kind;
         let mut out = Vec::with_capacity(kind.raw_len(self.header.position_count) as usize);
         let mut d = zstd::bulk::Decompressor::new()
@@ -366,6 +379,7 @@ impl<B: TableSource> TableReader<B> {
     /// should decode single blocks). WLD codes for WLD tables, distance
     /// bytes for distance tables.
     pub fn decode_all(&self) -> Result<Vec<u8>, FormatError> {
+        self.check_stores_values()?;
         let mut out = Vec::with_capacity(self.header.position_count as usize);
         let mut d = zstd::bulk::Decompressor::new()
             .map_err(|e| FormatError::Corrupt(format!("zstd: {e}")))?;

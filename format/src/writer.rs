@@ -253,6 +253,7 @@ impl TableWriter {
             stats,
             index_crc,
             body_crc: self.body_crc.clone().finalize(),
+            from_mirror: false,
         };
         let temp = self.temp_path.clone();
         let io = |e| FormatError::io(&temp, e);
@@ -267,6 +268,42 @@ impl TableWriter {
         self.finished = true;
         Ok(self.final_path.clone())
     }
+}
+
+/// Writes, atomically, the DTC file of `material` that stores no values
+/// (see [`crate::header::FLAG_FROM_MIRROR`]): its header, with `stats`
+/// (those of the values it stands for), and an empty block index.
+pub fn write_dtc_from_mirror(
+    path: &Path,
+    material: Material,
+    rule_set: RuleSet,
+    stats: TableStats,
+) -> Result<PathBuf, FormatError> {
+    let index = (HEADER_LEN as u64).to_le_bytes();
+    let header = Header {
+        material,
+        rule_set,
+        value_kind: ValueKind::Dtc,
+        positions_per_block: DEFAULT_DISTANCE_BLOCK,
+        position_count: MaterialIndex::new(material).count(),
+        block_count: 0,
+        index_offset: HEADER_LEN as u64,
+        file_length: (HEADER_LEN + index.len()) as u64,
+        stats,
+        index_crc: crc32fast::hash(&index),
+        body_crc: crc32fast::hash(&index),
+        from_mirror: true,
+    };
+    let temp = temporary_path(path);
+    let io = |e| FormatError::io(&temp, e);
+    let mut file = File::create(&temp).map_err(io)?;
+    file.write_all(&header.to_bytes()).map_err(io)?;
+    file.write_all(&index).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    drop(file);
+    fs::rename(&temp, path).map_err(|e| FormatError::io(path, e))?;
+    sync_parent(path);
+    Ok(path.to_path_buf())
 }
 
 impl Drop for TableWriter {

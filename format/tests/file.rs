@@ -243,3 +243,46 @@ fn hostile_headers_are_refused() {
         }
     }
 }
+
+/// A DTC file that stores no values (they come from its mirror's): a
+/// header and an empty block index, read back with its flag and
+/// statistics, refused as a source of values, and refused when its flag
+/// sits on a file with blocks or on a WLD table.
+#[test]
+fn a_dtc_file_from_the_mirror_holds_no_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let material: Material = "KM-K".parse().unwrap();
+    let path = dir.path().join(format::dtc_file_name(material));
+    let stats = TableStats {
+        win: 5,
+        draw: MaterialIndex::new(material).count() - 7,
+        loss: 2,
+        longest_win: Some(9),
+        longest_loss: Some(4),
+    };
+    format::write_dtc_from_mirror(&path, material, RuleSet::Pure, stats).unwrap();
+    assert!(!format::temporary_path(&path).exists());
+    let h = format::check_file_of(&path, material, RuleSet::Pure, ValueKind::Dtc).unwrap();
+    assert!(h.from_mirror);
+    assert_eq!((h.block_count, h.stats), (0, stats));
+    let bytes = std::fs::read(&path).unwrap();
+    let reader = TableReader::new(&bytes[..]).unwrap();
+    reader.verify_checksum().unwrap();
+    assert!(reader.decode_all().is_err());
+    assert!(reader.decode_all_raw().is_err());
+    // The flag on a DTC file with blocks, or on a WLD table: refused.
+    let (full, _) = write_table(dir.path(), ValueKind::Dtc, 1000);
+    let (wdl, _) = write_table(dir.path(), ValueKind::Wdl, 4096);
+    for (name, table) in [("a DTC file with blocks", full), ("a WLD table", wdl)] {
+        let mut h = table[..format::HEADER_LEN].to_vec();
+        assert!(
+            format::Header::parse(&resealed(h.clone())).is_ok(),
+            "{name}"
+        );
+        h[19] = format::FLAG_FROM_MIRROR;
+        assert!(format::Header::parse(&resealed(h)).is_err(), "{name}");
+    }
+    let mut other_flag = bytes[..format::HEADER_LEN].to_vec();
+    other_flag[19] = 2;
+    assert!(format::Header::parse(&resealed(other_flag)).is_err());
+}

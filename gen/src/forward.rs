@@ -97,6 +97,9 @@ struct PairSide {
     /// capture positions are then found and resolved one by one.
     capture: Option<Vec<u64>>,
     dtc: Option<Vec<u8>>,
+    /// Whether the side's DTC file stores no values: `dtc` is then found
+    /// from the mirror's by [`PairCheck::derive_dtc`].
+    dtc_from_mirror: bool,
 }
 
 /// A pair's tables (one for a symmetric material) resolved in memory,
@@ -107,8 +110,9 @@ pub(crate) struct PairCheck {
 }
 
 /// The DTC files of a pair, decoded: the material's and its mirror's
-/// (the mirror's is empty for a symmetric material).
-pub(crate) type DtcPair = (Vec<u8>, Vec<u8>);
+/// (the mirror's is empty for a symmetric material); `None` for a file
+/// that stores no values (see `format::FLAG_FROM_MIRROR`).
+pub(crate) type DtcPair = (Option<Vec<u8>>, Option<Vec<u8>>);
 
 impl PairCheck {
     /// Decodes and resolves the tables of `material` and its mirror, with
@@ -129,12 +133,15 @@ impl PairCheck {
             Some((own, mirror)) => (Some(own), Some(mirror)),
             None => (None, None),
         };
-        let side = |m: Material, dtc: Option<Vec<u8>>| -> Result<PairSide, GenError> {
+        let side = |m: Material, dtc: Option<Option<Vec<u8>>>| -> Result<PairSide, GenError> {
+            let dtc_from_mirror = matches!(dtc, Some(None));
+            let dtc = dtc.flatten();
             if !whole {
                 return Ok(PairSide {
                     table: resolved.decode(m)?,
                     capture: None,
                     dtc,
+                    dtc_from_mirror,
                 });
             }
             let (table, flags) = resolved.resolve(m, with_dtc)?;
@@ -152,6 +159,7 @@ impl PairCheck {
                 table,
                 capture: Some(flags.capture),
                 dtc,
+                dtc_from_mirror,
             })
         };
         let mut sides = vec![side(material, own_dtc)?];
@@ -166,9 +174,49 @@ impl PairCheck {
 
     /// Whether this pair holds `material`, with DTC files if `with_dtc`.
     pub(crate) fn holds(&self, material: Material, with_dtc: bool) -> bool {
-        self.sides
-            .iter()
-            .any(|s| s.table.material == material && s.dtc.is_some() == with_dtc)
+        self.sides.iter().any(|s| {
+            s.table.material == material && (s.dtc.is_some() || s.dtc_from_mirror) == with_dtc
+        })
+    }
+
+    /// Finds the DTC values of a side whose file stores none, from its
+    /// mirror's, as the prober does: at each decided position the best
+    /// over its moves. The mirror's values are then checked against them,
+    /// which checks both: the DTC is the one solution of these equations.
+    pub(crate) fn derive_dtc(
+        &mut self,
+        tb: &Tablebase,
+        resolved: &ResolvedTables,
+    ) -> Result<(), GenError> {
+        // A sample check (tables decoded, not resolved) finds the values
+        // it needs one by one instead.
+        let wanted = |s: &PairSide| s.dtc_from_mirror && s.dtc.is_none() && s.capture.is_some();
+        let Some(k) = self.sides.iter().position(wanted) else {
+            return Ok(());
+        };
+        let material = self.sides[k].table.material;
+        let walk = Walk {
+            tb,
+            resolved,
+            rule_set: self.rule_set,
+            own: &self.sides[k],
+            mirror: self.side(material.mirrored()),
+        };
+        if walk.mirror.dtc.is_none() {
+            return Err(corrupt(
+                material,
+                "its DTC file and its mirror's store no values",
+            ));
+        }
+        let count = walk.own.table.index.count();
+        let chunks: Vec<Vec<u8>> = (0..count.div_ceil(CHUNK))
+            .into_par_iter()
+            .map_init(Walker::default, |walker, c| {
+                walker.derive_chunk(&walk, c * CHUNK..((c + 1) * CHUNK).min(count))
+            })
+            .collect::<Result<_, GenError>>()?;
+        self.sides[k].dtc = Some(chunks.concat());
+        Ok(())
     }
 
     /// The pair's resolved tables, for the materials whose captures lead
@@ -322,6 +370,18 @@ impl Successor {
     }
 }
 
+/// The DTC of position `i` of `walk`'s mirror, whose file stores none,
+/// found from its moves (into `walk`'s own side, whose values are there).
+fn derive_one(walk: &Walk<'_>, i: u64) -> Result<u8, GenError> {
+    let turned = Walk {
+        own: walk.mirror,
+        mirror: walk.own,
+        ..*walk
+    };
+    let values = Walker::default().derive_chunk(&turned, i..i + 1)?;
+    Ok(values[0])
+}
+
 /// One worker's buffers and counts.
 #[derive(Default)]
 struct Walker {
@@ -357,6 +417,37 @@ impl Walker {
         Ok(())
     }
 
+    /// The DTC values of positions `range` of a side whose file stores
+    /// none: what its moves give (1 where it must capture, 0 where it has
+    /// no move or the position is drawn).
+    fn derive_chunk(&mut self, walk: &Walk<'_>, range: Range<u64>) -> Result<Vec<u8>, GenError> {
+        let class = walk.own.table.material.counted_ending();
+        let mut out = Vec::with_capacity((range.end - range.start) as usize);
+        for i in range {
+            if walk.own.capture.as_ref().is_some_and(|c| bit(c, i)) {
+                out.push(1);
+                continue;
+            }
+            let pos = walk.own.table.index.unrank_with(i, &mut self.cursor);
+            if pos.has_capture() {
+                out.push(1);
+                continue;
+            }
+            let fresh = walk
+                .own
+                .table
+                .value(i)?
+                .wdl_with(walk.rule_set, class, None);
+            self.collect_successors(walk, &pos, false)?;
+            let best = match fresh {
+                Wdl::Draw => None,
+                _ => self.best_dtc(fresh).flatten(),
+            };
+            out.push(best.map_or(0, format::dtc_byte));
+        }
+        Ok(out)
+    }
+
     /// Compares the stored value (and DTC) of position `i` with what its
     /// moves give.
     fn check_position(&mut self, walk: &Walk<'_>, i: u64, pos: &Position) -> Result<(), GenError> {
@@ -366,6 +457,36 @@ impl Walker {
         // In a WLD table without DTC one lost successor settles the value
         // (a win, whatever the other moves give): the rest are not read.
         let settles_early = class.is_none() && walk.own.dtc.is_none();
+        self.collect_successors(walk, pos, settles_early)?;
+        let expected =
+            value_from_children(rule_set, class, pos, self.successors.iter().map(|s| s.view));
+        self.checked += 1;
+        if stored != expected {
+            self.value_mismatches.push(Mismatch {
+                fen: pos.to_string(),
+                stored,
+                expected,
+            });
+        }
+        if let Some(dtc) = &walk.own.dtc {
+            let fresh = stored.wdl_with(rule_set, class, None);
+            // A wrong value is reported as such; its DTC means nothing.
+            // Where there is no move the DTC is 0 without reading the file.
+            if stored == expected && fresh != Wdl::Draw && !self.successors.is_empty() {
+                self.check_dtc(dtc[i as usize], fresh, pos);
+            }
+        }
+        Ok(())
+    }
+
+    /// The successors of `pos` into `self.successors`; with
+    /// `settles_early`, only up to the first lost one.
+    fn collect_successors(
+        &mut self,
+        walk: &Walk<'_>,
+        pos: &Position,
+        settles_early: bool,
+    ) -> Result<(), GenError> {
         let mut moves = std::mem::take(&mut self.moves);
         pos.generate_moves(&mut moves);
         self.successors.clear();
@@ -394,24 +515,6 @@ impl Walker {
             }
         }
         self.moves = moves;
-        let expected =
-            value_from_children(rule_set, class, pos, self.successors.iter().map(|s| s.view));
-        self.checked += 1;
-        if stored != expected {
-            self.value_mismatches.push(Mismatch {
-                fen: pos.to_string(),
-                stored,
-                expected,
-            });
-        }
-        if let Some(dtc) = &walk.own.dtc {
-            let fresh = stored.wdl_with(rule_set, class, None);
-            // A wrong value is reported as such; its DTC means nothing.
-            // Where there is no move the DTC is 0 without reading the file.
-            if stored == expected && fresh != Wdl::Draw && !self.successors.is_empty() {
-                self.check_dtc(dtc[i as usize], fresh, pos);
-            }
-        }
         Ok(())
     }
 
@@ -481,16 +584,20 @@ impl Walker {
     #[inline]
     fn king_move_successor(&self, walk: &Walk<'_>, i: u64) -> Result<Successor, GenError> {
         let value = walk.mirror.table.value(i)?;
-        Ok(Successor::new(
-            walk,
-            walk.mirror.table.material,
-            value,
-            |fresh| {
-                let dtc = walk.mirror.dtc.as_ref()?;
-                (fresh != Wdl::Draw)
-                    .then(|| (u32::from(dtc[i as usize]) + 1).min(u32::from(format::DTC_SATURATED)))
-            },
-        ))
+        let material = walk.mirror.table.material;
+        let decided = value.wdl_with(walk.rule_set, material.counted_ending(), None) != Wdl::Draw;
+        let mirror_dtc = match &walk.mirror.dtc {
+            Some(dtc) => Some(dtc[i as usize]),
+            // A sample check finds the few it needs one by one.
+            None if decided && walk.mirror.dtc_from_mirror && walk.own.dtc.is_some() => {
+                Some(derive_one(walk, i)?)
+            }
+            None => None,
+        };
+        Ok(Successor::new(walk, material, value, |fresh| {
+            let dtc = mirror_dtc?;
+            (fresh != Wdl::Draw).then(|| (u32::from(dtc) + 1).min(u32::from(format::DTC_SATURATED)))
+        }))
     }
 
     /// Compares a stored DTC byte of a decided position (whose value its
@@ -498,24 +605,30 @@ impl Walker {
     /// the moves that keep the win, the loser's most over all.
     fn check_dtc(&mut self, stored: u8, fresh: Wdl, pos: &Position) {
         self.dtc_checked += 1;
+        let expected = self.best_dtc(fresh).flatten().map(format::dtc_byte);
+        if expected != Some(stored) {
+            self.dtc_mismatch(pos, fresh, stored, expected);
+        }
+    }
+
+    /// The DTC that the successors give a position of result `fresh`:
+    /// the winner's least over the moves that keep the win, the loser's
+    /// most over all. `None` when a move that counts has no DTC (a drawn
+    /// one, which a confirmed loss cannot have): nothing can be expected.
+    fn best_dtc(&self, fresh: Wdl) -> Option<Option<u32>> {
         let mut best: Option<u32> = None;
         for s in &self.successors {
             if fresh == Wdl::Win && s.fresh != Wdl::Loss {
                 continue;
             }
-            best = match (best, s.dtc, fresh) {
-                // A move without a DTC (a drawn one, which a confirmed
-                // loss cannot have): nothing can be expected.
-                (_, None, _) => return self.dtc_mismatch(pos, fresh, stored, None),
-                (None, Some(d), _) => Some(d),
-                (Some(b), Some(d), Wdl::Win) => Some(b.min(d)),
-                (Some(b), Some(d), _) => Some(b.max(d)),
-            };
+            let d = s.dtc?;
+            best = Some(match (best, fresh) {
+                (None, _) => d,
+                (Some(b), Wdl::Win) => b.min(d),
+                (Some(b), _) => b.max(d),
+            });
         }
-        let expected = best.map(format::dtc_byte);
-        if expected != Some(stored) {
-            self.dtc_mismatch(pos, fresh, stored, expected);
-        }
+        Some(best)
     }
 
     fn dtc_mismatch(&mut self, pos: &Position, fresh: Wdl, stored: u8, expected: Option<u8>) {

@@ -42,6 +42,11 @@ pub struct GenOptions {
     /// Also write each material's distances to conversion (`.dtc` files
     /// beside the tables; see `format::dtc_byte`).
     pub dtc: bool,
+    /// With `dtc`: the larger DTC file of each pair that allows it stores
+    /// no values (the prober finds them by a one-ply search over the
+    /// other; see `format::FLAG_FROM_MIRROR`). `false` keeps every value
+    /// stored (a reference for comparisons).
+    pub compact_dtc: bool,
 }
 
 impl GenOptions {
@@ -59,6 +64,7 @@ impl GenOptions {
             preload_bytes: 2 << 30,
             slices: true,
             dtc: false,
+            compact_dtc: true,
         }
     }
 }

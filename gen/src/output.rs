@@ -343,3 +343,34 @@ fn add_stats(total: &mut TableStats, part: &TableStats) {
         }
     }
 }
+
+/// Makes the larger of `pair`'s two DTC files in `dir` one that stores no
+/// values (`format::FLAG_FROM_MIRROR`: the prober finds them by a one-ply
+/// search over the other), where the pair allows it and neither is one
+/// yet; the one it made, if any. The larger of equal files is the
+/// mirror's.
+pub(crate) fn compact_dtc_pair(
+    dir: &Path,
+    pair: Material,
+    rule_set: RuleSet,
+) -> Result<Option<Material>, GenError> {
+    if !format::dtc_may_come_from_mirror(pair) {
+        return Ok(None);
+    }
+    let sides = [pair, pair.mirrored()];
+    let mut headers = Vec::with_capacity(2);
+    for m in sides {
+        let path = format::dtc_path(dir, m);
+        let header = format::check_file_of(&path, m, rule_set, ValueKind::Dtc)
+            .map_err(|e| GenError::in_file(&path, e))?;
+        headers.push(header);
+    }
+    if headers.iter().any(|h| h.from_mirror) {
+        return Ok(None);
+    }
+    let k = usize::from(headers[1].file_length >= headers[0].file_length);
+    let path = format::dtc_path(dir, sides[k]);
+    format::write_dtc_from_mirror(&path, sides[k], rule_set, headers[k].stats)
+        .map_err(|e| GenError::in_file(&path, e))?;
+    Ok(Some(sides[k]))
+}

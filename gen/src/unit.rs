@@ -219,10 +219,21 @@ pub(crate) fn run(
     };
     if is_done(options, unit) {
         report.already_done = true;
+        let dir = rule_dir(options);
+        match (unit.kind, unit.material) {
+            (UnitKind::Assemble | UnitKind::Solve, Some(pair))
+                if options.dtc && options.compact_dtc =>
+            {
+                // DTC files written before they were made compact, or by a
+                // build stopped in between.
+                crate::output::compact_dtc_pair(&dir, pair, options.rule_set)?;
+            }
+            _ => {}
+        }
         if let (UnitKind::Assemble, Some(pair)) = (unit.kind, unit.material) {
             // A build stopped between writing the tables and removing the
             // groups' files leaves those files behind.
-            remove_group_files(&rule_dir(options), pair)?;
+            remove_group_files(&dir, pair)?;
         }
         return Ok(report);
     }
@@ -462,6 +473,13 @@ pub(crate) fn write_pair_files(
         }
         let (path, stats) = write_table(k)?;
         report.built.push(built(material, path, stats, seconds));
+    }
+    if options.dtc && options.compact_dtc {
+        if let Some(m) = crate::output::compact_dtc_pair(&dir, pair, rule_set)? {
+            for b in report.dtc_built.iter_mut().filter(|b| b.material == m) {
+                b.bytes = std::fs::metadata(&b.path).map_or(0, |md| md.len());
+            }
+        }
     }
     Ok(())
 }

@@ -204,15 +204,26 @@ fn check_file(
 /// The DTC files of `material` and of its mirror (none for a symmetric
 /// material), decoded whole.
 fn read_dtc_pair(dir: &Path, rule_set: RuleSet, material: Material) -> Result<DtcPair, GenError> {
-    let read = |m: Material| -> Result<Vec<u8>, GenError> {
+    let read = |m: Material| -> Result<Option<Vec<u8>>, GenError> {
         let path = format::dtc_path(dir, m);
-        read_whole(&path, m, rule_set, ValueKind::Dtc)?
+        let reader = read_whole(&path, m, rule_set, ValueKind::Dtc)?;
+        if reader.header().from_mirror {
+            if !format::dtc_may_come_from_mirror(m) {
+                return Err(GenError::in_file(
+                    &path,
+                    format::FormatError::Corrupt(format!("{m} must store its DTC values")),
+                ));
+            }
+            return Ok(None);
+        }
+        let values = reader
             .decode_all()
-            .map_err(|e| GenError::in_file(&path, e))
+            .map_err(|e| GenError::in_file(&path, e))?;
+        Ok(Some(values))
     };
     let own = read(material)?;
     let mirror = if material.is_symmetric() {
-        Vec::new()
+        Some(Vec::new())
     } else {
         read(material.mirrored())?
     };
@@ -314,9 +325,10 @@ fn walk(
             TablebaseOptions::with_cache_bytes(256 << 20),
         )?);
     }
-    let (Some(tb), Some(pair)) = (&run.tb, &run.pair) else {
+    let (Some(tb), Some(pair)) = (&run.tb, &mut run.pair) else {
         return Err(GenError::Internal("the pair was loaded above".into()));
     };
+    pair.derive_dtc(tb, &run.resolved)?;
     let sample = options.sample.filter(|&f| f < 1.0);
     let keep = move |i: u64| sample.is_none_or(|f| in_sample(i, f));
     let (values, dtcs) = (Tally::default(), Tally::default());

@@ -252,5 +252,13 @@ fn check_header(
             source: FormatError::Corrupt("value kind does not match the material".into()),
         });
     }
+    if header.from_mirror && !format::dtc_may_come_from_mirror(material) {
+        return Err(ProbeError::Corrupted {
+            path: path.to_path_buf(),
+            source: FormatError::Corrupt(format!(
+                "{material} must store its DTC values, not take them from its mirror"
+            )),
+        });
+    }
     Ok(())
 }

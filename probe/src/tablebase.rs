@@ -793,7 +793,10 @@ impl Tablebase {
     /// count must have left (see `format::dtc_byte`).
     ///
     /// Reads the material's `.dtc` file, which `dtb gen --dtc` writes;
-    /// [`ProbeError::MissingTable`] names it when it is not there.
+    /// [`ProbeError::MissingTable`] names it when it is not there. Where
+    /// that file stores no values (one side of most pairs: see
+    /// `format::FLAG_FROM_MIRROR`), a one-ply search over the mirror's DTC
+    /// file finds the same distance.
     ///
     /// # Errors
     /// [`ProbeError::InvalidPosition`] or [`ProbeError::TooManyPieces`] for a
@@ -814,10 +817,46 @@ impl Tablebase {
             return Ok(Some(1));
         }
         let (material, normal) = table_position(pos);
+        if self
+            .file(material, FileKind::Dtc)?
+            .reader
+            .header()
+            .from_mirror
+        {
+            return self.dtc_from_mirror(pos, material);
+        }
         let byte = self
             .stored(material, FileKind::Dtc, &normal, Mode::Load)?
             .expect("loading mode always answers");
         Ok(Some(u32::from(byte)))
+    }
+
+    /// The DTC of decided `pos`, of `material`, whose DTC file stores no
+    /// values: that of its best move (a win of least DTC; in a loss, the
+    /// longest defence), one more than the DTC its move leads to, or 1
+    /// for a conversion. The moves that convert nothing reach the mirror
+    /// material, whose file must store its values.
+    fn dtc_from_mirror(
+        &self,
+        pos: &Position,
+        material: Material,
+    ) -> Result<Option<u32>, ProbeError> {
+        let mirror = material.mirrored();
+        if self
+            .file(mirror, FileKind::Dtc)?
+            .reader
+            .header()
+            .from_mirror
+        {
+            return Err(ProbeError::Corrupted {
+                path: self.file_path(mirror, FileKind::Dtc),
+                source: format::FormatError::Corrupt(format!(
+                    "neither {material} nor {mirror} stores its DTC values"
+                )),
+            });
+        }
+        let best = self.move_values(pos, None)?.into_iter().next();
+        Ok(best.and_then(|m| m.dtc))
     }
 
     /// The DTC through move `mv` of `pos` leading to `child`, for a move
