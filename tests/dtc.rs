@@ -223,7 +223,7 @@ fn dtc_agrees_with_a_forward_fixed_point_on_four_piece_pairs() {
 
 /// Where a DTC file stores no values (the larger of its pair's), the
 /// prober's one-ply search over the other side gives what the solver
-/// stored in a build that keeps every value: compared at every 7th
+/// stored in a build that keeps every value: compared at every 13th
 /// position of every such material up to 4 pieces (fmjd); the compact
 /// files are smaller in all.
 #[test]
