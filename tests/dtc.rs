@@ -223,50 +223,99 @@ fn dtc_agrees_with_a_forward_fixed_point_on_four_piece_pairs() {
 
 /// Where a DTC file stores no values (the larger of its pair's), the
 /// prober's one-ply search over the other side gives what the solver
-/// stored in a build that keeps every value: compared at every 13th
-/// position of every such material up to 4 pieces (fmjd); the compact
-/// files are smaller in all.
+/// stored in a build that keeps every value: compared at every 23rd
+/// position of every such material up to 4 pieces, in every rule set; the
+/// compact files are smaller in all.
 #[test]
 fn dtc_found_from_the_mirror_is_the_value_the_solver_stored() {
-    let compact = dtc_tables(RuleSet::Fmjd);
-    let full = tempfile::tempdir().unwrap();
-    let mut options = GenOptions::new(full.path(), RuleSet::Fmjd, 4);
-    options.dtc = true;
-    options.compact_dtc = false;
-    generate(&options).unwrap();
-    let (a, b) = (
-        Tablebase::open(compact, RuleSet::Fmjd).unwrap(),
-        Tablebase::open(full.path(), RuleSet::Fmjd).unwrap(),
-    );
-    let dtc_bytes = |dir: &Path, m: Material| {
-        let path = format::dtc_path(&dir.join("fmjd"), m);
-        std::fs::metadata(path).unwrap().len()
-    };
-    let (mut derived, mut compact_bytes, mut full_bytes) = (0, 0, 0);
-    for m in Material::all_up_to(4) {
-        compact_bytes += dtc_bytes(compact, m);
-        full_bytes += dtc_bytes(full.path(), m);
-        let header = format::read_header(&format::dtc_path(&compact.join("fmjd"), m)).unwrap();
-        if !header.from_mirror {
-            continue;
+    for rule_set in RuleSet::ALL {
+        let compact = dtc_tables(rule_set);
+        let full = tempfile::tempdir().unwrap();
+        let mut options = GenOptions::new(full.path(), rule_set, 4);
+        options.dtc = true;
+        options.compact_dtc = false;
+        generate(&options).unwrap();
+        let (a, b) = (
+            Tablebase::open(compact, rule_set).unwrap(),
+            Tablebase::open(full.path(), rule_set).unwrap(),
+        );
+        let dtc_path = |dir: &Path, m: Material| format::dtc_path(&dir.join(rule_set.name()), m);
+        let bytes = |dir: &Path, m: Material| std::fs::metadata(dtc_path(dir, m)).unwrap().len();
+        let (mut derived, mut compact_bytes, mut full_bytes) = (0, 0, 0);
+        for m in Material::all_up_to(4) {
+            compact_bytes += bytes(compact, m);
+            full_bytes += bytes(full.path(), m);
+            if !format::read_header(&dtc_path(compact, m))
+                .unwrap()
+                .from_mirror
+            {
+                continue;
+            }
+            derived += 1;
+            assert!(format::dtc_may_come_from_mirror(m), "{rule_set}: {m}");
+            let index = MaterialIndex::new(m);
+            for i in (0..index.count()).step_by(23) {
+                let pos = index.unrank(i);
+                let (x, y) = (a.probe_dtc(&pos).unwrap(), b.probe_dtc(&pos).unwrap());
+                assert_eq!(x, y, "{rule_set}: {pos}");
+            }
         }
-        derived += 1;
-        assert!(format::dtc_may_come_from_mirror(m), "{m}");
-        let index = MaterialIndex::new(m);
-        for i in (0..index.count()).step_by(13) {
-            let pos = index.unrank(i);
-            assert_eq!(
-                a.probe_dtc(&pos).unwrap(),
-                b.probe_dtc(&pos).unwrap(),
-                "{pos}"
-            );
+        assert!(
+            derived >= 10,
+            "{rule_set}: only {derived} files store no values"
+        );
+        assert!(
+            compact_bytes < full_bytes,
+            "{rule_set}: {compact_bytes} >= {full_bytes}"
+        );
+    }
+}
+
+/// A DTC file that stores no values where it may not (a material that is
+/// its own mirror, a counted ending), or on both sides of a pair, is a
+/// corrupted table to the prober, not a wrong answer or an endless search.
+#[test]
+fn dtc_files_that_store_no_values_where_they_may_not_are_corrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = GenOptions::new(dir.path(), RuleSet::Pure, 3);
+    options.dtc = true;
+    generate(&options).unwrap();
+    let folder = dir.path().join("pure");
+    let stores_none = |name: &str| {
+        let m: Material = name.parse().unwrap();
+        format::read_header(&format::dtc_path(&folder, m))
+            .unwrap()
+            .from_mirror
+    };
+    let blank = |name: &str| {
+        let m: Material = name.parse().unwrap();
+        let path = format::dtc_path(&folder, m);
+        let stats = format::read_header(&path).unwrap().stats;
+        format::write_dtc_from_mirror(&path, m, RuleSet::Pure, stats).unwrap();
+    };
+    // A decided position of the material, without a capture to make.
+    let decided = |name: &str| {
+        let tb = Tablebase::open(dir.path(), RuleSet::Pure).unwrap();
+        let index = MaterialIndex::new(name.parse().unwrap());
+        (0..index.count())
+            .map(|i| index.unrank(i))
+            .find(|p| !p.has_capture() && !p.is_lost_by_no_moves() && fresh(&tb, p) != Wdl::Draw)
+            .unwrap()
+    };
+    let positions: Vec<Position> = ["K-K", "KK-K", "KM-M", "M-KM"]
+        .iter()
+        .map(|n| decided(n))
+        .collect();
+    for name in ["K-K", "KK-K", "KM-M", "M-KM"] {
+        if !stores_none(name) {
+            blank(name);
         }
     }
-    assert!(derived >= 10, "only {derived} DTC files store no values");
-    assert!(
-        compact_bytes < full_bytes,
-        "{compact_bytes} >= {full_bytes}"
-    );
+    let tb = Tablebase::open(dir.path(), RuleSet::Pure).unwrap();
+    for pos in positions {
+        let e = tb.probe_dtc(&pos).unwrap_err();
+        assert!(e.is_corrupted(), "{pos}: {e}");
+    }
 }
 
 /// A random decided position of the built materials (up to 5 pieces),
