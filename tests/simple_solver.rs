@@ -16,6 +16,9 @@
 //!   outside the counted endings is settled. The smallest `r` with a
 //!   result is the distance.
 
+mod common;
+
+use common::all_placements;
 use format::{Material, RuleSet, Wdl};
 use gen::{generate, GenOptions};
 use probe::Tablebase;
@@ -81,52 +84,6 @@ fn alone_on_long_diagonal(p: &Position) -> bool {
         .filter(|n| DIAGONAL.contains(n))
         .collect();
     on.len() == 1 && p.pieces(weak).iter().any(|s| s.number() == on[0])
-}
-
-fn all_placements(m: Material) -> Vec<Position> {
-    let kinds: Vec<(Color, bool)> = [
-        (Color::White, false, m.white_men),
-        (Color::White, true, m.white_kings),
-        (Color::Black, false, m.black_men),
-        (Color::Black, true, m.black_kings),
-    ]
-    .iter()
-    .flat_map(|&(c, k, n)| std::iter::repeat_n((c, k), n as usize))
-    .collect();
-    let mut out = Vec::new();
-    let mut squares = Vec::new();
-    fn rec(kinds: &[(Color, bool)], squares: &mut Vec<u8>, out: &mut Vec<Position>) {
-        let i = squares.len();
-        if i == kinds.len() {
-            let mut masks = [0u64; 3];
-            for (&(c, k), &s) in kinds.iter().zip(squares.iter()) {
-                masks[(c == Color::Black) as usize] |= 1 << (s - 1);
-                if k {
-                    masks[2] |= 1 << (s - 1);
-                }
-            }
-            for side in [Color::White, Color::Black] {
-                if let Ok(p) = Position::from_dense_masks(side, masks[0], masks[1], masks[2]) {
-                    out.push(p);
-                }
-            }
-            return;
-        }
-        let from = if i > 0 && kinds[i] == kinds[i - 1] {
-            squares[i - 1] + 1
-        } else {
-            1
-        };
-        for s in from..=50 {
-            if !squares.contains(&s) {
-                squares.push(s);
-                rec(kinds, squares, out);
-                squares.pop();
-            }
-        }
-    }
-    rec(&kinds, &mut squares, &mut out);
-    out
 }
 
 impl World {

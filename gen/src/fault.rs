@@ -38,3 +38,23 @@ pub(crate) fn crowning_as_read(material: Material, wdl: Wdl) -> Wdl {
         wdl
     }
 }
+
+/// The king-only limit of the 25-move rule while lowered by a test
+/// (0: not lowered).
+static KINGS_ONLY_LIMIT: AtomicU32 = AtomicU32::new(0);
+
+/// From now on (until called with `None`), the solvers apply the 25-move
+/// rule with `limit` king-only plies instead of 50 (at least 1), so that
+/// the rule binds on small tables: a test compares them with a brute
+/// force whose state holds the count. Tables built so are not FMJD tables.
+pub fn lower_kings_only_limit(limit: Option<u32>) {
+    KINGS_ONLY_LIMIT.store(limit.unwrap_or(0), Ordering::SeqCst);
+}
+
+/// The king-only limit in force: 50, or what a test lowered it to.
+pub(crate) fn kings_only_limit() -> u32 {
+    match KINGS_ONLY_LIMIT.load(Ordering::SeqCst) {
+        0 => format::KINGS_ONLY_LIMIT,
+        lowered => lowered.max(1),
+    }
+}

@@ -20,6 +20,7 @@ pub mod fault;
 mod forward;
 mod group_solve;
 mod groups;
+mod kings_only;
 mod level_queue;
 pub mod manifest;
 mod menless_solver;

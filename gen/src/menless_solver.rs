@@ -59,11 +59,21 @@ pub(crate) fn applies(material: Material) -> bool {
     material.white_men == 0 && material.black_men == 0 && material.counted_ending().is_none()
 }
 
-/// Bytes of working memory beside the pair's values: the two sets of
-/// fresh marks kept with DTC (none without).
-pub(crate) fn work_bytes(positions: u64, with_dtc: bool) -> u64 {
+/// Bytes of working memory beside the pair's values: the sets of fresh
+/// marks of its own that a solve keeps (see [`own_mark_sets`]).
+pub(crate) fn work_bytes(positions: u64, with_dtc: bool, rule_set: RuleSet) -> u64 {
+    own_mark_sets(with_dtc, rule_set) as u64 * positions.div_ceil(64) * 8
+}
+
+/// The sets of fresh marks a solve keeps beside the pair's values: two
+/// with DTC (even and odd levels); one under the 25-move rule without
+/// DTC, which goes by levels too (the capture-mark words carry the odd
+/// levels); none otherwise (the capture-mark words carry them all).
+fn own_mark_sets(with_dtc: bool, rule_set: RuleSet) -> usize {
     if with_dtc {
-        2 * positions.div_ceil(64) * 8
+        2
+    } else if crate::kings_only::level_limit(rule_set, None).is_some() {
+        1
     } else {
         0
     }
@@ -79,22 +89,18 @@ pub(crate) fn solve(
     progress: &Progress,
 ) -> Result<(), GenError> {
     let material = sides[0].material;
-    let levels = sides[0].has_dtc();
+    let sets = own_mark_sets(sides[0].has_dtc(), rule_set);
     let solver = MenlessSolver {
         sides,
         indexes: sides.iter().map(|s| s.index.clone()).collect(),
         children: ChildTables::new(tb, rule_set, material),
-        own_marks: if levels {
-            (0..2)
-                .map(|_| sides.iter().map(|s| bit_set(s.len())).collect())
-                .collect()
-        } else {
-            Vec::new()
-        },
+        own_marks: (0..sets)
+            .map(|_| sides.iter().map(|s| bit_set(s.len())).collect())
+            .collect(),
     };
     let seeds = solver.seed(progress)?;
-    if levels {
-        solver.by_levels(seeds);
+    if sets > 0 {
+        solver.by_levels(seeds, crate::kings_only::level_limit(rule_set, None));
     } else {
         while solver.visit(0, Visit::All) > 0 {}
     }
@@ -133,9 +139,9 @@ struct MenlessSolver<'a> {
     sides: &'a [PackedSide],
     indexes: Vec<MaterialIndex>,
     children: ChildTables<'a>,
-    /// With DTC: the fresh marks of even levels (`[0]`) and odd levels
-    /// (`[1]`), per side. Empty without DTC: the capture-mark words of the
-    /// values carry them.
+    /// The fresh marks of even levels (`[0]`) and odd levels (`[1]`), per
+    /// side, as far as they are kept here (see [`own_mark_sets`]); the
+    /// capture-mark words of the values carry the others.
     own_marks: Vec<Vec<Vec<AtomicU64>>>,
 }
 
@@ -147,6 +153,8 @@ impl MenlessSolver<'_> {
 
     /// The fresh marks of side `s` for level `level`.
     fn marks(&self, level: u32, s: usize) -> &[AtomicU64] {
+        // With one set of its own, the capture-mark words take the odd
+        // levels.
         match self.own_marks.get(level as usize % 2) {
             Some(sets) => &sets[s],
             None => self.sides[s].capture_atomics(),
@@ -246,13 +254,15 @@ impl MenlessSolver<'_> {
         Ok(seeded)
     }
 
-    /// With DTC: visits level after level, the lost positions of a level
-    /// before its won ones (so that a position found lost has every move
-    /// leading to a position won at that level or before). `seeds` were
-    /// marked at level 1 before level 0 was visited.
-    fn by_levels(&self, seeds: u64) {
+    /// Visits level after level, the lost positions of a level before its
+    /// won ones (so that a position found lost has every move leading to a
+    /// position won at that level or before), up to the last level a
+    /// position may settle at (`limit`, the 25-move rule's; see
+    /// [`crate::kings_only`]). `seeds` were marked at level 1 before level
+    /// 0 was visited.
+    fn by_levels(&self, seeds: u64, limit: Option<u32>) {
         let mut level = 0;
-        loop {
+        while !crate::kings_only::past(limit, level + 1) {
             let settled = self.visit(level, Visit::Lost) + self.visit(level, Visit::Won);
             if settled == 0 && !(level == 0 && seeds > 0) {
                 break;

@@ -396,7 +396,7 @@ impl MemoryModel {
                 + (positions * 8).min(self.queue_bytes)
                 + if self.dtc { values } else { 0 }
         } else if crate::menless_solver::applies(pair) {
-            values + crate::menless_solver::work_bytes(positions, self.dtc)
+            values + crate::menless_solver::work_bytes(positions, self.dtc, self.rule_set)
         } else {
             values + self.slice_work(positions)
         };

@@ -25,7 +25,9 @@
 //!    exits all lose, is lost), level by level: since every exit is a
 //!    conversion (a man move or a capture), the level at which a position
 //!    settles is its distance to conversion, kept when `--dtc` asks;
-//! 3. what is never settled is drawn, and the slice's values go into the
+//! 3. under `fmjd` and `fmjd-diagonal` the propagation stops after level
+//!    50, the 25-move rule's limit (see [`crate::kings_only`]);
+//! 4. what is never settled is drawn, and the slice's values go into the
 //!    pair's finished values at 2 bits per position (and 1 bit marking
 //!    capture positions, whose stored value is "don't care").
 //!
@@ -47,6 +49,7 @@ use rules::{Color, CountedEnding, Move, Position};
 use crate::captures::ChildTables;
 use crate::error::GenError;
 use crate::groups::Slice;
+use crate::kings_only;
 use crate::progress::Progress;
 use crate::values::{Layer, PackedValues};
 use rules::dense;
@@ -314,8 +317,9 @@ impl SliceSolver<'_> {
         }
         let cells = &mut scratch.cells;
         let mut preds = [0u32; MAX_PREDECESSORS];
+        let limit = self.level_limit();
         let mut level = 0;
-        loop {
+        while !kings_only::past(limit, level + 1) {
             for &c in &scratch.queue {
                 let lost = state_in(cells[c as usize]) == NODE_LOST;
                 let count = self.predecessors(&parts, c as usize, &mut preds);
@@ -391,8 +395,9 @@ impl SliceSolver<'_> {
         let mut wave = seeds(0);
         let mut later = Some(seeds(1));
         drop(level_one);
+        let limit = self.level_limit();
         let mut level = 0;
-        loop {
+        while !kings_only::past(limit, level + 1) {
             if wave.is_empty() && later.is_none() {
                 break;
             }
@@ -432,6 +437,12 @@ impl SliceSolver<'_> {
                 Ok::<(), GenError>(())
             })?;
         Ok(n as u64)
+    }
+
+    /// The last level at which a node may settle: the 25-move rule's
+    /// limit where it applies (see [`crate::kings_only`]).
+    fn level_limit(&self) -> Option<u32> {
+        kings_only::level_limit(self.rule_set, self.class)
     }
 
     /// Stores the values of nodes `nodes` (node `j`'s cell is `cell(j)`)

@@ -1,0 +1,41 @@
+//! The 25-move rule in the solvers (RULES.md, "The 25-move rule and the
+//! tables").
+//!
+//! Outside the counted endings, under `fmjd` and `fmjd-diagonal`, a game
+//! is drawn once 50 plies in a row have been played with only kings
+//! moving. The tables hold values for a count just reset, which is where
+//! every conversion (a capture or a man move) leaves it. Inside a slice
+//! only kings move and every exit is a conversion, so the level at which
+//! a position settles is its distance to conversion, the exits valued
+//! with the rule already (their tables were built so). The winner can
+//! force a conversion that keeps the result within `d` plies exactly when
+//! the position settles at level `d`; so a position settled at a level
+//! above the limit is drawn under the rule, and none settled at or below
+//! it depends on one above. The solvers therefore stop propagating at the
+//! limit: what has not settled by then is drawn.
+
+use format::{kings_only_rule_applies, RuleSet};
+use rules::CountedEnding;
+
+/// The last level at which a position of a pair of class `class` may
+/// settle under `rule_set`: the 25-move rule's 50 king-only plies where
+/// it applies, `None` (no limit) elsewhere.
+pub(crate) fn level_limit(rule_set: RuleSet, class: Option<CountedEnding>) -> Option<u32> {
+    kings_only_rule_applies(rule_set, class).then(limit_in_force)
+}
+
+/// Whether a position settling at `level` is past `limit`.
+#[inline]
+pub(crate) fn past(limit: Option<u32>, level: u32) -> bool {
+    limit.is_some_and(|limit| level > limit)
+}
+
+#[cfg(feature = "fault-injection")]
+fn limit_in_force() -> u32 {
+    crate::fault::kings_only_limit()
+}
+
+#[cfg(not(feature = "fault-injection"))]
+fn limit_in_force() -> u32 {
+    format::KINGS_ONLY_LIMIT
+}
