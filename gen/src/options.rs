@@ -37,7 +37,9 @@ pub struct GenOptions {
     pub preload_bytes: u64,
     /// Solve materials with men slice by slice (see `docs/SLICES.md`);
     /// `false` solves every material whole, as the first solver did (kept
-    /// as a reference: the tables are the same).
+    /// as a reference: the tables are the same wherever the 25-move rule
+    /// changes no value, which that solver does not apply: its levels are
+    /// distances to the end, not to conversion).
     pub slices: bool,
     /// Also write each material's distances to conversion (`.dtc` files
     /// beside the tables; see `format::dtc_byte`).
