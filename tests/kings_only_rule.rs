@@ -164,11 +164,11 @@ impl<'a> BruteForce<'a> {
 }
 
 /// What the tables say for `p` with `c` king-only plies played under a
-/// limit of `limit`: the fresh-count result if its DTC fits in what is
-/// left, else a draw.
+/// limit of `limit`: at a fresh count the stored result itself; later the
+/// stored result if its DTC fits in what is left, else a draw.
 fn from_tables(tb: &Tablebase, p: &Position, c: u32, limit: u32) -> Wdl {
     let fresh = tb.probe_wdl(p, None).unwrap();
-    if fresh == Wdl::Draw {
+    if fresh == Wdl::Draw || c == 0 {
         return fresh;
     }
     let dtc = tb
@@ -213,12 +213,12 @@ fn closure(names: &[&str]) -> Vec<Material> {
     gen::materials_to_build(&options)
 }
 
-/// Builds `names` with DTC under `rule_set` in `dir`, the king-only limit
-/// lowered to `limit`.
-fn build(dir: &Path, rule_set: RuleSet, names: &[&str], limit: Option<u32>) {
+/// Builds `names` (with DTC if `dtc`) under `rule_set` in `dir`, the
+/// king-only limit lowered to `limit`.
+fn build(dir: &Path, rule_set: RuleSet, names: &[&str], limit: Option<u32>, dtc: bool) {
     let mut options = GenOptions::new(dir, rule_set, 0);
     options.materials = names.iter().map(|m| m.parse().unwrap()).collect();
-    options.dtc = true;
+    options.dtc = dtc;
     options.threads = Some(2);
     gen::fault::lower_kings_only_limit(limit);
     let built = generate(&options);
@@ -231,7 +231,7 @@ fn build(dir: &Path, rule_set: RuleSet, names: &[&str], limit: Option<u32>) {
 fn rule_bites(rule_set: RuleSet, names: &[&str], limit: u32) {
     let _one_build = LIMIT_SWITCH.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), rule_set, names, Some(limit));
+    build(dir.path(), rule_set, names, Some(limit), true);
     let tb = Tablebase::open(dir.path(), rule_set).unwrap();
     let materials = closure(names);
     let exact = BruteForce::new(&materials, limit, &tb);
@@ -248,6 +248,16 @@ fn rule_bites(rule_set: RuleSet, names: &[&str], limit: u32) {
             "{rule_set}: a brute force with limit {moved} agrees with tables built with {limit}"
         );
     }
+    // Without DTC the solvers go the same way (the materials without men
+    // by levels with one bit set of marks fewer).
+    let wld_only = tempfile::tempdir().unwrap();
+    build(wld_only.path(), rule_set, names, Some(limit), false);
+    let wld_tb = Tablebase::open(wld_only.path(), rule_set).unwrap();
+    let differ = (0..exact.positions.len())
+        .into_par_iter()
+        .filter(|&id| wld_tb.probe_wdl(&exact.positions[id], None).unwrap() != exact.value(id, 0))
+        .count();
+    assert_eq!(differ, 0, "{rule_set}, limit {limit}, tables without DTC");
     drop(exact);
     drop(tb);
     verify_judges_the_rule_by_the_dtc(dir.path(), rule_set, limit);
@@ -260,6 +270,11 @@ fn rule_bites(rule_set: RuleSet, names: &[&str], limit: u32) {
 fn verify_judges_the_rule_by_the_dtc(dir: &Path, rule_set: RuleSet, limit: u32) {
     gen::fault::lower_kings_only_limit(Some(limit));
     let with_dtc = gen::verify(&gen::VerifyOptions::new(dir, rule_set));
+    // A sample check too: a side whose DTC comes from its mirror has no
+    // values of its own to read there.
+    let mut sampled = gen::VerifyOptions::new(dir, rule_set);
+    sampled.sample = Some(0.3);
+    let sampled = gen::verify(&sampled);
     for entry in std::fs::read_dir(dir.join(rule_set.to_string())).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "dtc") {
@@ -270,7 +285,7 @@ fn verify_judges_the_rule_by_the_dtc(dir: &Path, rule_set: RuleSet, limit: u32) 
     gen::fault::lower_kings_only_limit(None);
     let with_dtc = with_dtc.unwrap();
     assert!(with_dtc.len() > 5);
-    for check in &with_dtc {
+    for check in with_dtc.iter().chain(&sampled.unwrap()) {
         assert!(check.ok(), "{rule_set}, limit {limit}: {check:?}");
     }
     assert!(
@@ -285,8 +300,8 @@ fn pure_ignores_the_limit(names: &[&str], limit: u32) {
     let _one_build = LIMIT_SWITCH.lock().unwrap_or_else(|e| e.into_inner());
     let lowered = tempfile::tempdir().unwrap();
     let normal = tempfile::tempdir().unwrap();
-    build(lowered.path(), RuleSet::Pure, names, Some(limit));
-    build(normal.path(), RuleSet::Pure, names, None);
+    build(lowered.path(), RuleSet::Pure, names, Some(limit), true);
+    build(normal.path(), RuleSet::Pure, names, None, true);
     let files = |dir: &Path| {
         let mut names: Vec<_> = std::fs::read_dir(dir.join("pure"))
             .unwrap()
@@ -326,6 +341,25 @@ fn the_rule_bites_at_three_pieces_diagonal() {
 #[test]
 fn pure_tables_ignore_a_lowered_limit() {
     pure_ignores_the_limit(&THREE, 1);
+}
+
+/// Two kings against two, the smallest material without men outside the
+/// counted endings (longest DTC 3 plies), with the limit lowered to 2: its
+/// solve by levels keeps one bit set of marks without DTC and two with,
+/// and both give the same tables, which the rule changed.
+#[test]
+fn a_material_without_men_solves_alike_with_and_without_dtc_under_the_rule() {
+    let _one_build = LIMIT_SWITCH.lock().unwrap_or_else(|e| e.into_inner());
+    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    build(dirs[0].path(), RuleSet::Fmjd, &["KK-KK"], Some(2), false);
+    build(dirs[1].path(), RuleSet::Fmjd, &["KK-KK"], Some(2), true);
+    build(dirs[2].path(), RuleSet::Fmjd, &["KK-KK"], None, false);
+    let table = |d: usize| std::fs::read(dirs[d].path().join("fmjd/KK-KK.dtb")).unwrap();
+    assert!(table(0) == table(1), "KK-KK differs with and without DTC");
+    assert!(
+        table(0) != table(2),
+        "a limit of 2 plies changed nothing in KK-KK"
+    );
 }
 
 /// Four pieces: two kings against two (reaching only the counted

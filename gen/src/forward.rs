@@ -38,7 +38,7 @@ use format::{
 };
 use probe::Tablebase;
 use rayon::prelude::*;
-use rules::{CountedEnding, Move, Position};
+use rules::{Move, Position};
 
 use crate::error::GenError;
 use crate::progress::Progress;
@@ -466,7 +466,7 @@ impl Walker {
         self.collect_successors(walk, pos, settles_early)?;
         let mut expected =
             value_from_children(rule_set, class, pos, self.successors.iter().map(|s| s.view));
-        if walk.own.dtc.is_some() && self.held_by_kings_only_rule(rule_set, class, expected) {
+        if self.held_by_kings_only_rule(walk, pos, expected, settles_early)? {
             expected = TableValue::DRAW;
         }
         self.checked += 1;
@@ -489,20 +489,30 @@ impl Walker {
     }
 
     /// Whether the 25-move rule holds `expected`, the result the
-    /// successors give, to a draw at a fresh count: its DTC over them is
-    /// above the 50 king-only plies (RULES.md). Known only where every
-    /// successor's DTC is.
+    /// successors of `pos` give, to a draw at a fresh count: its DTC over
+    /// them is above the 50 king-only plies (RULES.md). Known only where
+    /// the pair has DTC files (then every successor's DTC is known); if
+    /// the successors were cut short at the first lost one
+    /// (`settled_early`), all are collected again first.
     fn held_by_kings_only_rule(
-        &self,
-        rule_set: RuleSet,
-        class: Option<CountedEnding>,
+        &mut self,
+        walk: &Walk<'_>,
+        pos: &Position,
         expected: TableValue,
-    ) -> bool {
-        let Some(limit) = crate::kings_only::level_limit(rule_set, class) else {
-            return false;
+        settled_early: bool,
+    ) -> Result<bool, GenError> {
+        let class = walk.own.table.material.counted_ending();
+        let Some(limit) = crate::kings_only::level_limit(walk.rule_set, class) else {
+            return Ok(false);
         };
-        let fresh = expected.wdl_with(rule_set, class, None);
-        fresh != Wdl::Draw && matches!(self.best_dtc(fresh), Some(Some(d)) if d > limit)
+        let fresh = expected.wdl_with(walk.rule_set, class, None);
+        if fresh == Wdl::Draw || (walk.own.dtc.is_none() && !walk.own.dtc_from_mirror) {
+            return Ok(false);
+        }
+        if settled_early {
+            self.collect_successors(walk, pos, false)?;
+        }
+        Ok(matches!(self.best_dtc(fresh), Some(Some(d)) if d > limit))
     }
 
     /// The successors of `pos` into `self.successors`; with
