@@ -365,7 +365,7 @@ fn a_material_without_men_solves_alike_with_and_without_dtc_under_the_rule() {
 /// Four pieces: two kings against two (reaching only the counted
 /// endings), whose longest DTC is 3 plies.
 #[test]
-#[ignore = "about 2.5 core-minutes: four pieces by brute force"]
+#[ignore = "a few core-minutes: four pieces by brute force"]
 fn the_rule_bites_at_four_pieces_fmjd() {
     rule_bites(RuleSet::Fmjd, &["KK-KK"], 2);
 }
@@ -379,7 +379,7 @@ fn the_rule_bites_at_four_pieces_with_a_man_fmjd() {
 }
 
 #[test]
-#[ignore = "about 2.5 core-minutes: four pieces by brute force"]
+#[ignore = "a few core-minutes: four pieces by brute force"]
 fn the_rule_bites_at_four_pieces_diagonal() {
     rule_bites(RuleSet::FmjdDiagonal, &["KK-KK"], 2);
 }
