@@ -411,11 +411,17 @@ fn play_games_in(dir: &Path, rule_set: RuleSet, games: usize, seed: u64) {
     let materials = tb.materials_on_disk();
     let most = if rule_set == RuleSet::Fmjd { 5 } else { 4 };
     assert!(materials.iter().any(|m| m.pieces() == most));
+    play_games_from(&tb, &materials, games, seed);
+}
+
+/// Plays `games` games from random decided positions of `materials`.
+fn play_games_from(tb: &Tablebase, materials: &[Material], games: usize, seed: u64) {
+    let rule_set = tb.rule_set();
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut plies = 0;
     for g in 0..games {
-        let start = random_decided(&tb, &mut rng, &materials);
-        plies += play_out(&tb, start, g % 2 == 0, &mut rng);
+        let start = random_decided(tb, &mut rng, materials);
+        plies += play_out(tb, start, g % 2 == 0, &mut rng);
     }
     eprintln!("{rule_set}: {games} games, {plies} plies in all");
     assert!(plies > games, "{rule_set}: games of {plies} plies in all");
@@ -423,16 +429,26 @@ fn play_games_in(dir: &Path, rule_set: RuleSet, games: usize, seed: u64) {
 
 /// The games on a complete set built with `--dtc` (say all 85 five-piece
 /// tables): `DTB_DTC_DIR=DIR DTB_DTC_RULES=fmjd cargo test --test dtc --
-/// --ignored`.
+/// --ignored`. `DTB_DTC_PIECES=6` starts every game from a material of
+/// six pieces, `DTB_DTC_GAMES=2000` plays that many (10,000 by default).
 #[test]
 #[ignore = "needs a set built with dtb gen --dtc in DTB_DTC_DIR"]
 fn best_moves_win_every_game_in_a_built_set() {
-    let dir = std::env::var("DTB_DTC_DIR").expect("DTB_DTC_DIR");
-    let rules: RuleSet = std::env::var("DTB_DTC_RULES")
-        .unwrap_or_else(|_| "fmjd".into())
+    let var = |name: &str| std::env::var(name).ok();
+    let dir = var("DTB_DTC_DIR").expect("DTB_DTC_DIR");
+    let rules: RuleSet = var("DTB_DTC_RULES")
+        .unwrap_or_else(|| "fmjd".into())
         .parse()
         .unwrap();
-    play_games_in(Path::new(&dir), rules, 10_000, 4);
+    let games: usize = var("DTB_DTC_GAMES").map_or(10_000, |n| n.parse().unwrap());
+    let tb = Tablebase::open(Path::new(&dir), rules).unwrap();
+    let mut materials = tb.materials_on_disk();
+    if let Some(pieces) = var("DTB_DTC_PIECES") {
+        let pieces: u32 = pieces.parse().unwrap();
+        materials.retain(|m| m.pieces() == pieces);
+        assert!(!materials.is_empty(), "no table of {pieces} pieces in {dir}");
+    }
+    play_games_from(&tb, &materials, games, 4);
 }
 
 #[test]

@@ -53,8 +53,10 @@ fn files(dir: &Path, rule_set: RuleSet) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// Builds up to `pieces` in process and unit by unit, and compares.
-fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool) {
+/// Builds up to `pieces` in process and unit by unit, and compares; with
+/// `split`, the units solve every pair with men in parts of its groups
+/// (`--split-groups-above 0`), and so does a second in-process build.
+fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, split: bool) {
     let whole = tempfile::tempdir().unwrap();
     let units = tempfile::tempdir().unwrap();
     let pieces = pieces.to_string();
@@ -66,8 +68,22 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool) {
     let mut args = vec!["gen", "--quiet", "--dir", whole_dir];
     args.extend(&common_args);
     ok(dtb(&args));
+    let split_args: &[&str] = if split {
+        &["--split-groups-above", "0"]
+    } else {
+        &[]
+    };
+    if split {
+        let parts = tempfile::tempdir().unwrap();
+        let mut args = vec!["gen", "--quiet", "--dir", parts.path().to_str().unwrap()];
+        args.extend(&common_args);
+        args.extend(split_args);
+        ok(dtb(&args));
+        assert_same_files(whole.path(), parts.path(), rule_set);
+    }
     let mut args = vec!["plan", "--json"];
     args.extend(&common_args);
+    args.extend(split_args);
     let plan: Value = serde_json::from_str(&ok(dtb(&args))).unwrap();
     let ids: Vec<&str> = plan["units"]
         .as_array()
@@ -80,46 +96,86 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool) {
     for id in &ids {
         let mut args = vec!["gen", "--unit", id, "--dir", units_dir];
         args.extend(&common_args[..2]);
+        args.extend(split_args);
         if dtc {
             args.push("--dtc");
         }
         ok(dtb(&args));
     }
-    let (a, b) = (files(whole.path(), rule_set), files(units.path(), rule_set));
-    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
-    assert_eq!(names(&a), names(&b));
-    for ((name, x), (_, y)) in a.iter().zip(&b) {
-        assert!(x == y, "{name} under {rule_set} differs");
-    }
+    assert_same_files(whole.path(), units.path(), rule_set);
     // Running a unit again does nothing.
     let mut args = vec!["gen", "--unit", ids[3], "--dir", units_dir];
     args.extend(&common_args[..2]);
+    args.extend(split_args);
     if dtc {
         args.push("--dtc");
     }
     assert!(ok(dtb(&args)).contains("already done"));
 }
 
+/// Requires the rule set's folders of two builds to hold the same files,
+/// byte for byte.
+fn assert_same_files(a: &Path, b: &Path, rule_set: RuleSet) {
+    let (a, b) = (files(a, rule_set), files(b, rule_set));
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b));
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name} under {rule_set} differs");
+    }
+}
+
 #[test]
 fn unit_by_unit_up_to_four_pieces_fmjd() {
-    unit_loop_matches_in_process(RuleSet::Fmjd, 4, false);
+    unit_loop_matches_in_process(RuleSet::Fmjd, 4, false, false);
 }
 
 /// Three pieces under `pure`: the units do not depend on the rule set, and
 /// what `pure` changes (no count in the lone-king endings) starts at three.
 #[test]
 fn unit_by_unit_up_to_three_pieces_pure() {
-    unit_loop_matches_in_process(RuleSet::Pure, 3, false);
+    unit_loop_matches_in_process(RuleSet::Pure, 3, false, false);
 }
 
 #[test]
 fn unit_by_unit_up_to_four_pieces_diagonal() {
-    unit_loop_matches_in_process(RuleSet::FmjdDiagonal, 4, false);
+    unit_loop_matches_in_process(RuleSet::FmjdDiagonal, 4, false, false);
 }
 
 #[test]
 fn unit_by_unit_up_to_four_pieces_with_dtc() {
-    unit_loop_matches_in_process(RuleSet::Fmjd, 4, true);
+    unit_loop_matches_in_process(RuleSet::Fmjd, 4, true, false);
+}
+
+/// Every pair with men solved in parts of its groups, unit by unit and in
+/// process, gives the files of the build in whole groups (three pieces:
+/// 604 units, one process each).
+#[test]
+fn unit_by_unit_in_parts_up_to_three_pieces_with_dtc() {
+    unit_loop_matches_in_process(RuleSet::Fmjd, 3, true, true);
+}
+
+/// The same in process up to four pieces (3,462 units), and for two
+/// five-piece pairs with men on both sides, in every rule set.
+#[test]
+fn in_parts_in_process_up_to_four_pieces_and_two_five_piece_pairs() {
+    for (rule_set, pieces, materials) in [
+        (RuleSet::Fmjd, "4", &[][..]),
+        (RuleSet::Fmjd, "5", &["KM-MMM", "MM-KMM"][..]),
+        (RuleSet::Pure, "5", &["KM-MMM"][..]),
+        (RuleSet::FmjdDiagonal, "5", &["KM-MMM"][..]),
+    ] {
+        let whole = tempfile::tempdir().unwrap();
+        let parts = tempfile::tempdir().unwrap();
+        for (dir, split) in [(&whole, &[][..]), (&parts, &["--split-groups-above", "0"][..])] {
+            let d = dir.path().to_str().unwrap();
+            let mut args = vec!["gen", "--quiet", "--dtc", "--dir", d, "--pieces", pieces];
+            args.extend(["--rules", rule_set.name()]);
+            args.extend(split);
+            args.extend(materials);
+            ok(dtb(&args));
+        }
+        assert_same_files(whole.path(), parts.path(), rule_set);
+    }
 }
 
 #[test]

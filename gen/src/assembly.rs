@@ -9,13 +9,14 @@
 //! order too, so every placement is the next one of its group's stream.
 //! Memory: a window of each group's stream and a batch of blocks.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use format::{Material, MaterialIndex};
 
 use crate::error::GenError;
 use crate::group_solve::pair_indexes;
-use crate::groups::{advancement_of, group_advancements};
+use crate::groups::{advancement_of, part_of_placement};
 use crate::options::GenOptions;
 use crate::output::{write_dtc_table, write_wdl_table, Window};
 use crate::plan::group_file;
@@ -57,15 +58,21 @@ pub(crate) fn assemble(
     remove_group_files(&dir, pair)
 }
 
+/// A group's file: its advancement, and its part if the pair is solved
+/// in parts.
+type FileOf = (u32, Option<u32>);
+
 /// The group files of a pair, and what its assembly expects of them.
 struct GroupFiles<'a> {
     options: &'a GenOptions,
     unit: &'a str,
     pair: Material,
     indexes: Vec<MaterialIndex>,
-    /// Per advancement (`None` where no group has it): the group's
-    /// placements of each side, and the count and CRC-32 of all of them.
-    expected: Vec<Option<ExpectedPlacements>>,
+    /// Whether the pair is solved in parts of groups.
+    in_parts: bool,
+    /// Per file: the placements of each side it holds, and the count and
+    /// CRC-32 of all of them.
+    expected: BTreeMap<FileOf, ExpectedPlacements>,
 }
 
 /// What the assembly expects of one group's file.
@@ -80,33 +87,28 @@ impl<'a> GroupFiles<'a> {
     /// sides, in key order, hashed into its group's CRC-32.
     fn new(options: &'a GenOptions, unit: &'a str, pair: Material) -> Result<Self, GenError> {
         let indexes = pair_indexes(pair);
-        let advancements = group_advancements(pair);
-        let slots = advancements.iter().max().map_or(0, |a| *a as usize + 1);
-        let mut crcs: Vec<KeysCrc> = (0..slots).map(|_| KeysCrc::default()).collect();
-        let mut per_side = vec![vec![0u64; indexes.len()]; slots];
+        let in_parts = crate::plan::splits_groups(options, pair);
+        let mut found: BTreeMap<FileOf, (KeysCrc, Vec<u64>)> = BTreeMap::new();
         for (side, index) in indexes.iter().enumerate() {
             for men in 0..index.men_placements() {
-                let a = placement_advancement(index, men);
-                let slot = crcs.get_mut(a as usize).ok_or_else(|| {
-                    GenError::Internal(format!("{pair}: advancement {a} has no group"))
-                })?;
-                slot.push((side as u8, men));
-                per_side[a as usize][side] += 1;
+                let file = file_of(&indexes, in_parts, side, men);
+                let (crc, per_side) = found
+                    .entry(file)
+                    .or_insert_with(|| (KeysCrc::default(), vec![0; indexes.len()]));
+                crc.push((side as u8, men));
+                per_side[side] += 1;
             }
         }
-        let expected = crcs
+        let expected = found
             .into_iter()
-            .zip(per_side)
-            .enumerate()
-            .map(|(a, (crc, per_side))| {
+            .map(|(file, (crc, per_side))| {
                 let (count, crc) = crc.finish();
-                advancements
-                    .contains(&(a as u32))
-                    .then_some(ExpectedPlacements {
-                        per_side,
-                        count,
-                        crc,
-                    })
+                let placements = ExpectedPlacements {
+                    per_side,
+                    count,
+                    crc,
+                };
+                (file, placements)
             })
             .collect();
         Ok(GroupFiles {
@@ -114,16 +116,17 @@ impl<'a> GroupFiles<'a> {
             unit,
             pair,
             indexes,
+            in_parts,
             expected,
         })
     }
 
-    /// The unit's error for group `advancement`'s file: `reason`.
-    fn missing(&self, advancement: u32, reason: String) -> GenError {
+    /// The unit's error for the file of `(advancement, part)`: `reason`.
+    fn missing(&self, (advancement, part): FileOf, reason: String) -> GenError {
         GenError::MissingInput {
             unit: self.unit.to_string(),
             path: rule_dir(self.options)
-                .join(group_file(self.pair, advancement))
+                .join(group_file(self.pair, advancement, part))
                 .display()
                 .to_string(),
             reason,
@@ -132,30 +135,27 @@ impl<'a> GroupFiles<'a> {
 
     /// Every group's stream, checked, positioned at the first placement
     /// of side `k`; DTC bytes too if `with_dtc`.
-    fn streams(&self, k: usize, with_dtc: bool) -> Result<Vec<Option<GroupStream>>, GenError> {
+    fn streams(&self, k: usize, with_dtc: bool) -> Result<BTreeMap<FileOf, GroupStream>, GenError> {
         let dir = rule_dir(self.options);
         let kings = self.indexes[0].king_placements();
-        let mut streams = Vec::with_capacity(self.expected.len());
-        for (a, expected) in self.expected.iter().enumerate() {
-            let Some(expected) = expected else {
-                streams.push(None);
-                continue;
-            };
-            let a = a as u32;
+        let mut streams = BTreeMap::new();
+        for (&(advancement, part), expected) in &self.expected {
             let id = GroupId {
                 material: self.pair,
                 rule_set: self.options.rule_set,
-                advancement: a,
+                advancement,
+                part,
             };
-            let path = dir.join(group_file(self.pair, a));
+            let file = (advancement, part);
+            let path = dir.join(group_file(self.pair, advancement, part));
             let mut stream = GroupStream::open(&path, id, kings, with_dtc)
                 .and_then(|s| s.holds(expected.count, expected.crc).map(|()| s))
-                .map_err(|reason| self.missing(a, reason))?;
+                .map_err(|reason| self.missing(file, reason))?;
             let before: u64 = expected.per_side[..k].iter().sum();
             stream
                 .copy_next(None, before * kings)
-                .map_err(|reason| self.missing(a, reason))?;
-            streams.push(Some(stream));
+                .map_err(|reason| self.missing(file, reason))?;
+            streams.insert(file, stream);
         }
         Ok(streams)
     }
@@ -176,14 +176,13 @@ impl<'a> GroupFiles<'a> {
             while pos < end {
                 let (men, from) = (pos / kings, pos % kings);
                 let n = (kings - from).min(end - pos);
-                let a = placement_advancement(index, men);
+                let file = file_of(&self.indexes, self.in_parts, k, men);
                 let stream = streams
-                    .get_mut(a as usize)
-                    .and_then(Option::as_mut)
-                    .ok_or_else(|| GenError::Internal(format!("no group {a}")))?;
+                    .get_mut(&file)
+                    .ok_or_else(|| GenError::Internal(format!("no group file {file:?}")))?;
                 stream
                     .copy_next(Some((&values, pos - start)), n)
-                    .map_err(|reason| self.missing(a, reason))?;
+                    .map_err(|reason| self.missing(file, reason))?;
                 pos += n;
             }
             Ok(Window::Read(values, start))
@@ -198,8 +197,12 @@ impl<'a> GroupFiles<'a> {
     }
 }
 
-/// The advancement of men placement `men` of the side indexed by `index`.
-fn placement_advancement(index: &MaterialIndex, men: u64) -> u32 {
+/// The file that holds men placement `men` of side `side` of the pair
+/// whose sides have the indexes `indexes`: its group's, or with
+/// `in_parts` its part's.
+fn file_of(indexes: &[MaterialIndex], in_parts: bool, side: usize, men: u64) -> FileOf {
+    let index = &indexes[side];
     let [white_men, _, black_men, _] = index.unrank_masks(men * index.king_placements());
-    advancement_of(white_men, black_men)
+    let part = in_parts.then(|| part_of_placement(indexes, side, men));
+    (advancement_of(white_men, black_men), part)
 }

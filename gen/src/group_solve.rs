@@ -171,9 +171,14 @@ pub(crate) fn pair_indexes(material: Material) -> Vec<MaterialIndex> {
 }
 
 /// The keys of the group of advancement `advancement` of `material`'s
-/// pair (as [`crate::groups::group_keys`] gives them).
-pub(crate) fn placements_of_group(material: Material, advancement: u32) -> PlacementKeys {
-    group_keys(&pair_indexes(material), advancement)
+/// pair, or of its part `part` (as [`crate::groups::group_keys`] gives
+/// them).
+pub(crate) fn placements_of_group(
+    material: Material,
+    advancement: u32,
+    part: Option<u32>,
+) -> PlacementKeys {
+    group_keys(&pair_indexes(material), advancement, part)
 }
 
 /// One slice group of a pair, solved: its layer (values of its men
@@ -200,20 +205,35 @@ pub(crate) enum GroupTarget<'a> {
     Pair(&'a Layer),
 }
 
-/// Solves the group of advancement `advancement` of `material`'s pair
-/// into `target`; returns its values as a group layer (copied out of the
-/// pair's values when solved there).
+/// Which slices of a pair a group solve takes: the group of advancement
+/// `advancement`, or only its part `part`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupOf {
+    /// Side 0 of the pair.
+    pub(crate) material: Material,
+    /// Rows the men have walked.
+    pub(crate) advancement: u32,
+    /// The part of the group (see [`crate::groups::part_of_men`]).
+    pub(crate) part: Option<u32>,
+}
+
+/// Solves `group` into `target`; returns its values as a group layer
+/// (copied out of the pair's values when solved there).
 pub(crate) fn solve_group(
     tb: &Tablebase,
     rule_set: RuleSet,
-    material: Material,
-    advancement: u32,
+    group: GroupOf,
     target: GroupTarget,
     with_dtc: bool,
     progress: &Progress,
 ) -> Result<SolvedGroup, GenError> {
+    let GroupOf {
+        material,
+        advancement,
+        part,
+    } = group;
     let indexes = pair_indexes(material);
-    let keys = group_keys(&indexes, advancement);
+    let keys = group_keys(&indexes, advancement, part);
     let king_placements = indexes[0].king_placements();
     let values = PackedValues::new(keys.len() as u64 * king_placements, with_dtc)?;
     let layer = Layer::Group {
@@ -326,7 +346,12 @@ impl SliceGroup {
         for &earlier in &advancements[..which] {
             let hidden = Progress::hidden();
             let target = GroupTarget::Own { read: &read };
-            read = solve_group(&tb, rule_set, material, earlier, target, false, &hidden)?.layer;
+            let group = GroupOf {
+                material,
+                advancement: earlier,
+                part: None,
+            };
+            read = solve_group(&tb, rule_set, group, target, false, &hidden)?.layer;
         }
         Ok(Some(SliceGroup {
             tb,
@@ -345,18 +370,22 @@ impl SliceGroup {
     /// Solves the group; returns the positions solved.
     pub fn solve(&self) -> Result<u64, GenError> {
         let hidden = Progress::hidden();
+        let group = GroupOf {
+            material: self.material,
+            advancement: self.advancement,
+            part: None,
+        };
         let solved = solve_group(
             &self.tb,
             self.rule_set,
-            self.material,
-            self.advancement,
+            group,
             GroupTarget::Own { read: &self.read },
             false,
             &hidden,
         )?;
         match solved.layer {
             Layer::Group { values, .. } => Ok(values.len()),
-            Layer::Pair(_) => Err(GenError::Internal("a group solve wrote a pair".into())),
+            _ => Err(GenError::Internal("a group solve wrote no group".into())),
         }
     }
 }

@@ -174,10 +174,18 @@ pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<S
 /// The men placements of the group of advancement `advancement` (see
 /// [`group_slices`]), both sides', sorted: its keys, packed (see
 /// [`PlacementKeys`]), without listing its slices (8 bytes a placement
-/// instead of 48: the groups of `MMM-MMMM` have 186 M).
-pub(crate) fn group_keys(indexes: &[MaterialIndex], advancement: u32) -> PlacementKeys {
+/// instead of 48: the groups of `MMM-MMMM` have 186 M). With `part`,
+/// only the placements of the slices of that part (see [`part_of_slice`]).
+pub(crate) fn group_keys(
+    indexes: &[MaterialIndex],
+    advancement: u32,
+    part: Option<u32>,
+) -> PlacementKeys {
     let two_sides = indexes.len() == 2;
     let mut keys: Vec<u64> = each_slice_of_group(indexes, advancement, |slice, out| {
+        if part.is_some_and(|p| p != part_of_slice(indexes, &slice)) {
+            return;
+        }
         out.push(PlacementKeys::pack((0, slice.men)));
         if two_sides {
             out.push(PlacementKeys::pack((1, slice.mirror_men)));
@@ -187,6 +195,129 @@ pub(crate) fn group_keys(indexes: &[MaterialIndex], advancement: u32) -> Placeme
     });
     keys.par_sort_unstable();
     PlacementKeys::from_sorted(keys)
+}
+
+/// The part of a men placement (White men `white_men`, Black men
+/// `black_men`, dense masks, as seen with White to move) within its
+/// group: the rows walked by the White men together, by the most advanced
+/// White man and by the most advanced Black man, packed as `walked << 8 |
+/// (white_most + 1) << 4 | (black_most + 1)` (0 where a colour has no
+/// men). A man step raises the first two (a White step) or the third (a
+/// Black step) by at most one, so the slices of a part lead only into a
+/// few parts of the next group (see [`parts_read`]), never into all of it.
+pub(crate) fn part_of_men(white_men: u64, black_men: u64) -> u32 {
+    let most = |mut men: u64, white: bool| {
+        let mut most = 0;
+        while men != 0 {
+            most = most.max(1 + walked_rows(men.trailing_zeros(), white));
+            men &= men - 1;
+        }
+        most
+    };
+    let walked = advancement_of(white_men, 0);
+    walked << 8 | most(white_men, true) << 4 | most(black_men, false)
+}
+
+/// The part of `slice` (see [`part_of_men`]): of its side-0 placement, or
+/// in a symmetric pair, whose slices hold a placement and its colour flip
+/// together, the smaller part of the two.
+pub(crate) fn part_of_slice(indexes: &[MaterialIndex], slice: &Slice) -> u32 {
+    part_of_physical(indexes, slice.white_men, slice.black_men)
+}
+
+/// The part of the slice holding the men placement `(white_men,
+/// black_men)` with White to move (see [`part_of_slice`]).
+fn part_of_physical(indexes: &[MaterialIndex], white_men: u64, black_men: u64) -> u32 {
+    let part = part_of_men(white_men, black_men);
+    if indexes.len() == 1 {
+        part.min(part_of_men(dense::flip(black_men), dense::flip(white_men)))
+    } else {
+        part
+    }
+}
+
+/// The part of the slice that holds men placement `men` of side `side`
+/// of the pair whose sides have the indexes `indexes`.
+pub(crate) fn part_of_placement(indexes: &[MaterialIndex], side: usize, men: u64) -> u32 {
+    let index = &indexes[side];
+    let [wm, _, bm, _] = index.unrank_masks(men * index.king_placements());
+    if side == 0 {
+        part_of_physical(indexes, wm, bm)
+    } else {
+        // The mirror material's placement, seen with White to move.
+        part_of_physical(indexes, dense::flip(bm), dense::flip(wm))
+    }
+}
+
+/// The placements (keys, both sides) of each part of group `advancement`.
+pub(crate) fn part_sizes(
+    indexes: &[MaterialIndex],
+    advancement: u32,
+) -> std::collections::BTreeMap<u32, u64> {
+    let two_sides = indexes.len() == 2;
+    let parts: Vec<(u32, u64)> = each_slice_of_group(indexes, advancement, |slice, out| {
+        let keys = if two_sides || slice.mirror_men != slice.men {
+            2
+        } else {
+            1
+        };
+        out.push((part_of_slice(indexes, &slice), keys));
+    });
+    let mut sizes = std::collections::BTreeMap::new();
+    for (part, keys) in parts {
+        *sizes.entry(part).or_insert(0) += keys;
+    }
+    sizes
+}
+
+/// The parts of the group one advancement further that a man step from a
+/// slice of part `part` can lead to (some may have no placements): a
+/// White step raises the White men's rows by one and the most advanced
+/// White man's by at most one, a Black step the most advanced Black man's
+/// by at most one; in a symmetric pair (`symmetric`), from either colour
+/// orientation of the slice, each named by the smaller of its two parts.
+pub(crate) fn parts_read(part: u32, advancement: u32, symmetric: bool) -> Vec<u32> {
+    let unpack = |p: u32| (p >> 8, p >> 4 & 15, p & 15);
+    let pack = |(j, w, b): (u32, u32, u32)| j << 8 | w << 4 | b;
+    // The part of the colour flip of a placement of `total` rows walked.
+    let flip = |(j, w, b): (u32, u32, u32), total: u32| (total.saturating_sub(j), b, w);
+    let mut orientations = vec![unpack(part)];
+    if symmetric {
+        orientations.push(flip(unpack(part), advancement));
+    }
+    let mut out = Vec::new();
+    for (j, w, b) in orientations {
+        let mut next = Vec::new();
+        if w > 0 {
+            next.extend([(j + 1, w, b), (j + 1, w + 1, b)]);
+        }
+        if b > 0 {
+            next.extend([(j, w, b), (j, w, b + 1)]);
+        }
+        for n in next {
+            let p = if symmetric {
+                pack(n).min(pack(flip(n, advancement + 1)))
+            } else {
+                pack(n)
+            };
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// A part's name in unit ids and file names: `p<White rows>_<most
+/// advanced White man's rows>_<most advanced Black man's rows>`, `n`
+/// where a colour has no men.
+pub(crate) fn part_name(part: u32) -> String {
+    let most = |x: u32| match x {
+        0 => "n".to_string(),
+        x => (x - 1).to_string(),
+    };
+    format!("p{}_{}_{}", part >> 8, most(part >> 4 & 15), most(part & 15))
 }
 
 /// The slice of side 0's men placement `men`, of the pair whose sides have
@@ -334,7 +465,7 @@ mod tests {
                     }
                 }
                 listed.sort_unstable();
-                let keys = group_keys(&indexes, a);
+                let keys = group_keys(&indexes, a, None);
                 assert!(keys.iter().eq(listed.iter().copied()), "{name} a{a}");
                 let made: Vec<Slice> = keys
                     .iter()
@@ -343,6 +474,79 @@ mod tests {
                     .collect();
                 assert!(made == slices, "{name} a{a}");
             }
+        }
+    }
+
+    /// The placements one White man step from `(wm, bm)` leads to (no
+    /// crownings: they leave the pair).
+    fn white_steps(wm: u64, bm: u64) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        let mut men = wm;
+        while men != 0 {
+            let from = men.trailing_zeros();
+            men &= men - 1;
+            for d in dense::WHITE_FORWARD {
+                let Some(&to) = dense::RAYS[from as usize][d].squares().first() else {
+                    continue;
+                };
+                if (wm | bm) >> to & 1 == 0 && dense::row(u32::from(to)) > 0 {
+                    out.push((wm ^ 1 << from ^ 1 << to, bm));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_man_step_leads_only_into_the_parts_read() {
+        for name in ["KM-MM", "MM-MM", "KMM-KM", "MMM-M", "KM-KM"] {
+            let m: Material = name.parse().unwrap();
+            let mut indexes = vec![MaterialIndex::new(m)];
+            if !m.is_symmetric() {
+                indexes.push(MaterialIndex::new(m.mirrored()));
+            }
+            let symmetric = indexes.len() == 1;
+            let mut parts_seen = 0;
+            for a in group_advancements(m) {
+                let sizes = part_sizes(&indexes, a);
+                parts_seen += sizes.len();
+                let part_keys: std::collections::BTreeMap<u32, PlacementKeys> = sizes
+                    .keys()
+                    .map(|&p| (p, group_keys(&indexes, a, Some(p))))
+                    .collect();
+                let keys: usize = sizes.values().sum::<u64>() as usize;
+                assert_eq!(keys, group_keys(&indexes, a, None).len(), "{name} a{a}");
+                for slice in group_slices(&indexes, a) {
+                    let part = part_of_slice(&indexes, &slice);
+                    let read = parts_read(part, a, symmetric);
+                    let (wm, bm) = (slice.white_men, slice.black_men);
+                    let black = white_steps(dense::flip(bm), dense::flip(wm))
+                        .into_iter()
+                        .map(|(b, w)| (dense::flip(w), dense::flip(b)));
+                    for (w, b) in white_steps(wm, bm).into_iter().chain(black) {
+                        let next = part_of_physical(&indexes, w, b);
+                        assert!(
+                            read.contains(&next),
+                            "{name} a{a}: {} reads {read:?}, not {}",
+                            part_name(part),
+                            part_name(next)
+                        );
+                    }
+                    // Its keys are the part's, wherever a key is looked up.
+                    assert!(part_keys[&part].position((0, slice.men)).is_some());
+                    let other = usize::from(!symmetric);
+                    assert_eq!(
+                        part_of_placement(&indexes, other, slice.mirror_men),
+                        part,
+                        "{name}"
+                    );
+                    assert_eq!(part_of_placement(&indexes, 0, slice.men), part);
+                }
+                for (&part, &n) in &sizes {
+                    assert_eq!(part_keys[&part].len() as u64, n);
+                }
+            }
+            assert!(parts_seen > group_advancements(m).len(), "{name}: no split");
         }
     }
 

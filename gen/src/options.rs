@@ -49,6 +49,12 @@ pub struct GenOptions {
     /// other; see `format::FLAG_FROM_MIRROR`). `false` keeps every value
     /// stored (a reference for comparisons).
     pub compact_dtc: bool,
+    /// A pair whose largest slice group holds more positions than this
+    /// (both sides to move) is solved in *parts* of groups, each its own
+    /// unit (see `docs/SLICES.md`, "Groups in parts"): less memory a
+    /// unit, many more units, the same tables. `None` (the default):
+    /// never.
+    pub split_groups_above: Option<u64>,
 }
 
 impl GenOptions {
@@ -67,6 +73,7 @@ impl GenOptions {
             slices: true,
             dtc: false,
             compact_dtc: true,
+            split_groups_above: None,
         }
     }
 }

@@ -30,10 +30,14 @@ use crate::values::PackedValues;
 pub enum UnitKind {
     /// Solve a whole pair and write its tables.
     Solve,
-    /// Solve one slice group of a pair and write its output file.
+    /// Solve one slice group of a pair, or one part of it, and write its
+    /// output file.
     Group {
         /// Rows the group's men have walked.
         advancement: u32,
+        /// The part of the group, in a pair solved in parts (see
+        /// [`GenOptions::split_groups_above`]).
+        part: Option<u32>,
         /// The advancement of the group whose output it reads (one more),
         /// if the pair has one.
         reads: Option<u32>,
@@ -90,9 +94,27 @@ pub fn solved_by_groups(options: &GenOptions, pair: Material) -> bool {
     options.slices && pair.men() > 0 && pair.counted_ending().is_none()
 }
 
-/// The id of group `advancement` of `pair`.
-pub fn group_id(pair: Material, advancement: u32) -> String {
-    format!("{pair}.a{advancement}")
+/// The id of group `advancement` of `pair`, or of its part `part`.
+pub fn group_id(pair: Material, advancement: u32, part: Option<u32>) -> String {
+    match part {
+        Some(part) => format!("{pair}.a{advancement}.{}", crate::groups::part_name(part)),
+        None => format!("{pair}.a{advancement}"),
+    }
+}
+
+/// Whether `pair` is solved in parts of groups: its largest group holds
+/// more than `options.split_groups_above` positions.
+pub fn splits_groups(options: &GenOptions, pair: Material) -> bool {
+    solved_by_groups(options, pair) && has_group_above(pair, options.split_groups_above)
+}
+
+/// Whether some group of `pair` holds more than `positions` positions.
+fn has_group_above(pair: Material, positions: Option<u64>) -> bool {
+    positions.is_some_and(|most| {
+        group_advancements(pair)
+            .into_iter()
+            .any(|a| group_positions(pair, a) > most)
+    })
 }
 
 /// The id of the unit that writes `pair`'s tables.
@@ -104,10 +126,10 @@ pub fn tables_id(options: &GenOptions, pair: Material) -> String {
     }
 }
 
-/// The output file of group `advancement` of `pair`, relative to the
-/// rule set's folder.
-pub fn group_file(pair: Material, advancement: u32) -> PathBuf {
-    PathBuf::from(UNITS_DIR).join(format!("{}.dtg", group_id(pair, advancement)))
+/// The output file of group `advancement` of `pair` (or of its part
+/// `part`), relative to the rule set's folder.
+pub fn group_file(pair: Material, advancement: u32, part: Option<u32>) -> PathBuf {
+    PathBuf::from(UNITS_DIR).join(format!("{}.dtg", group_id(pair, advancement, part)))
 }
 
 /// Positions (both sides to move) of group `advancement` of `pair`.
@@ -127,8 +149,9 @@ const PAIR_VALUES_LIMIT: u64 = 256 << 20;
 
 /// Whether `pair`'s groups are solved into the values of the whole pair
 /// (small pairs; see `PAIR_VALUES_LIMIT`).
-pub(crate) fn solves_in_pair_values(pair: Material, dtc: bool) -> bool {
-    PackedValues::bytes_for(pair_positions(pair), true, dtc) <= PAIR_VALUES_LIMIT
+pub(crate) fn solves_in_pair_values(options: &GenOptions, pair: Material) -> bool {
+    PackedValues::bytes_for(pair_positions(pair), true, options.dtc) <= PAIR_VALUES_LIMIT
+        && !splits_groups(options, pair)
 }
 
 /// Positions of both tables of `pair`.
@@ -177,32 +200,22 @@ pub fn plan(options: &GenOptions) -> Vec<Unit> {
                 memory_bytes: memory.solve(pair),
             });
         } else {
-            let advancements = group_advancements(pair);
-            for (k, &a) in advancements.iter().enumerate() {
-                let reads = (k > 0 && advancements[k - 1] == a + 1).then_some(a + 1);
-                let mut group_needs = needs.clone();
-                group_needs.extend(reads.map(|r| group_id(pair, r)));
-                units.push(Unit {
-                    id: group_id(pair, a),
-                    kind: UnitKind::Group {
-                        advancement: a,
-                        reads,
-                    },
-                    material: Some(pair),
-                    needs: group_needs,
-                    writes: vec![group_file(pair, a)],
-                    positions: group_positions(pair, a),
-                    memory_bytes: memory.group(pair, a, reads),
-                });
-            }
+            let groups = if splits_groups(options, pair) {
+                part_units(pair, &needs, &memory)
+            } else {
+                group_units(pair, &needs, &memory)
+            };
+            let files = groups.len() as u64;
+            let group_ids = groups.iter().map(|u| u.id.clone()).collect();
+            units.extend(groups);
             units.push(Unit {
                 id: tables_id(options, pair),
                 kind: UnitKind::Assemble,
                 material: Some(pair),
-                needs: advancements.iter().map(|&a| group_id(pair, a)).collect(),
+                needs: group_ids,
                 writes: tables,
                 positions: pair_positions(pair),
-                memory_bytes: memory.assemble(pair),
+                memory_bytes: memory.assemble(files),
             });
         }
         writers.push(tables_id(options, pair));
@@ -219,6 +232,88 @@ pub fn plan(options: &GenOptions) -> Vec<Unit> {
     units
 }
 
+/// The group units of `pair`, most advanced first; each needs `needs`
+/// and the group one advancement further.
+fn group_units(pair: Material, needs: &[String], memory: &MemoryModel) -> Vec<Unit> {
+    let advancements = group_advancements(pair);
+    let mut units = Vec::new();
+    for (k, &a) in advancements.iter().enumerate() {
+        let reads = (k > 0 && advancements[k - 1] == a + 1).then_some(a + 1);
+        let mut group_needs = needs.to_vec();
+        group_needs.extend(reads.map(|r| group_id(pair, r, None)));
+        let own = group_positions(pair, a);
+        let read = reads.map_or(0, |r| group_positions(pair, r));
+        units.push(Unit {
+            id: group_id(pair, a, None),
+            kind: UnitKind::Group {
+                advancement: a,
+                part: None,
+                reads,
+            },
+            material: Some(pair),
+            needs: group_needs,
+            writes: vec![group_file(pair, a, None)],
+            positions: own,
+            memory_bytes: memory.group(pair, own, read),
+        });
+    }
+    units
+}
+
+/// The parts of `pair`'s groups as units, most advanced group first; each
+/// needs `needs` and the parts of the next group it reads.
+fn part_units(pair: Material, needs: &[String], memory: &MemoryModel) -> Vec<Unit> {
+    let indexes = crate::group_solve::pair_indexes(pair);
+    let kings = indexes[0].king_placements();
+    let mut units = Vec::new();
+    let mut next: Option<(u32, std::collections::BTreeMap<u32, u64>)> = None;
+    for a in group_advancements(pair) {
+        let sizes = crate::groups::part_sizes(&indexes, a);
+        let reads = next.as_ref().filter(|(n, _)| *n == a + 1);
+        for (&part, &keys) in &sizes {
+            let mut part_needs = needs.to_vec();
+            let mut read = 0;
+            if let Some((r, read_sizes)) = reads {
+                for p in read_parts(pair, a, part, read_sizes) {
+                    part_needs.push(group_id(pair, *r, Some(p)));
+                    read += read_sizes[&p] * kings;
+                }
+            }
+            let own = keys * kings;
+            units.push(Unit {
+                id: group_id(pair, a, Some(part)),
+                kind: UnitKind::Group {
+                    advancement: a,
+                    part: Some(part),
+                    reads: reads.map(|(r, _)| *r),
+                },
+                material: Some(pair),
+                needs: part_needs,
+                writes: vec![group_file(pair, a, Some(part))],
+                positions: own,
+                memory_bytes: memory.group(pair, own, read),
+            });
+        }
+        next = Some((a, sizes));
+    }
+    units
+}
+
+/// The parts of group `advancement + 1` of `pair` that part `part` of
+/// group `advancement` reads: those its man steps can lead to that have
+/// placements (`next` holds the next group's parts).
+pub(crate) fn read_parts(
+    pair: Material,
+    advancement: u32,
+    part: u32,
+    next: &std::collections::BTreeMap<u32, u64>,
+) -> Vec<u32> {
+    crate::groups::parts_read(part, advancement, pair.is_symmetric())
+        .into_iter()
+        .filter(|p| next.contains_key(p))
+        .collect()
+}
+
 /// The unit `id` of the build `options` describes (see the module's ids).
 ///
 /// # Errors
@@ -226,14 +321,14 @@ pub fn plan(options: &GenOptions) -> Vec<Unit> {
 pub fn find_unit(options: &GenOptions, id: &str) -> Result<Unit, GenError> {
     let unknown = || {
         GenError::BadOptions(format!(
-            "no unit {id:?} (ids are <pair>.solve, <pair>.a<advancement>, <pair>.tables \
-             and manifest; dtb plan lists them)"
+            "no unit {id:?} (ids are <pair>.solve, <pair>.a<advancement>, \
+             <pair>.a<advancement>.p<part>, <pair>.tables and manifest; dtb plan lists them)"
         ))
     };
     let materials = if id == "manifest" {
         Vec::new()
     } else {
-        let (pair, _) = id.rsplit_once('.').ok_or_else(unknown)?;
+        let (pair, _) = id.split_once('.').ok_or_else(unknown)?;
         let pair: Material = pair.parse().map_err(|_| unknown())?;
         if pair.pieces() > probe::MAX_TABLE_PIECES {
             return Err(unknown());
@@ -288,6 +383,8 @@ struct MemoryModel {
     cache_bytes: u64,
     queue_bytes: u64,
     threads: u64,
+    /// [`GenOptions::split_groups_above`].
+    split_above: Option<u64>,
 }
 
 impl MemoryModel {
@@ -306,6 +403,7 @@ impl MemoryModel {
             cache_bytes: options.cache_bytes,
             queue_bytes: options.queue_bytes,
             threads: threads as u64,
+            split_above: options.split_groups_above,
         }
     }
 
@@ -359,12 +457,11 @@ impl MemoryModel {
         }
     }
 
-    fn group(&self, pair: Material, advancement: u32, reads: Option<u32>) -> u64 {
-        let own = group_positions(pair, advancement);
-        let read = reads.map_or(0, |r| group_positions(pair, r));
+    /// A group (or part) of `pair` of `own` positions that reads `read`.
+    fn group(&self, pair: Material, own: u64, read: u64) -> u64 {
         let kings = MaterialIndex::new(pair).king_placements();
         let placements = own / kings;
-        let layers = if solves_in_pair_values(pair, self.dtc) {
+        let layers = if self.in_pair_values(pair) {
             // The pair's values, and the group's own copy to write out
             // (and the group read, while it is copied in).
             PackedValues::bytes_for(pair_positions(pair), true, self.dtc)
@@ -403,7 +500,13 @@ impl MemoryModel {
         Self::BASE + work + self.tables(pair)
     }
 
-    fn assemble(&self, pair: Material) -> u64 {
+    fn in_pair_values(&self, pair: Material) -> bool {
+        PackedValues::bytes_for(pair_positions(pair), true, self.dtc) <= PAIR_VALUES_LIMIT
+            && !has_group_above(pair, self.split_above)
+    }
+
+    /// The assembly of a pair from `groups` group (or part) files.
+    fn assemble(&self, groups: u64) -> u64 {
         // Each group's file read as a stream (a zstd decoder per part of
         // its payload, and a window of 2^20 positions: 1.5 MiB, and 1 MiB
         // more for DTC bytes), a batch of blocks, and a compressor per
@@ -412,7 +515,6 @@ impl MemoryModel {
         const PER_GROUP: u64 = 3 << 19;
         const PER_GROUP_DTC: u64 = 1 << 20;
         const PER_THREAD: u64 = 12 << 20;
-        let groups = group_advancements(pair).len() as u64;
         let per_group = PER_GROUP + if self.dtc { PER_GROUP_DTC } else { 0 };
         Self::BASE + groups * per_group + self.threads * PER_THREAD
     }
@@ -444,15 +546,31 @@ mod tests {
 
     #[test]
     fn groups_cover_their_pairs() {
-        let options = GenOptions::new("unused", RuleSet::Fmjd, 4);
-        let units = plan(&options);
-        for pair in pairs(&options) {
+        let whole = GenOptions::new("unused", RuleSet::Fmjd, 4);
+        let mut in_parts = whole.clone();
+        in_parts.split_groups_above = Some(0);
+        for options in [whole, in_parts] {
+            groups_cover_their_pairs_in(&options);
+        }
+    }
+
+    /// The groups (or parts) of each pair of the plan `options` gives hold
+    /// its positions; a part needs only parts of the next group.
+    fn groups_cover_their_pairs_in(options: &GenOptions) {
+        let units = plan(options);
+        for u in &units {
+            if let UnitKind::Group { part: Some(_), .. } = u.kind {
+                let groups = u.needs.iter().filter(|n| n.contains(".a"));
+                assert!(groups.clone().all(|n| n.contains(".p")), "{}", u.id);
+            }
+        }
+        for pair in pairs(options) {
             let groups: u64 = units
                 .iter()
                 .filter(|u| u.material == Some(pair) && matches!(u.kind, UnitKind::Group { .. }))
                 .map(|u| u.positions)
                 .sum();
-            if solved_by_groups(&options, pair) {
+            if solved_by_groups(options, pair) {
                 assert_eq!(groups, pair_positions(pair), "{pair}");
             } else {
                 assert_eq!(groups, 0, "{pair}");

@@ -133,42 +133,51 @@ pub(crate) fn is_done(options: &GenOptions, unit: &Unit) -> bool {
         (UnitKind::Manifest, _) => {
             manifest::check(&rule_dir(options), options.rule_set).is_ok_and(|p| p.is_empty())
         }
-        (UnitKind::Group { advancement, .. }, Some(pair)) => {
-            pair_done(options, pair) || read_group(options, pair, advancement).is_ok()
-        }
+        (
+            UnitKind::Group {
+                advancement, part, ..
+            },
+            Some(pair),
+        ) => pair_done(options, pair) || read_group(options, pair, advancement, part).is_ok(),
         (_, Some(pair)) => pair_done(options, pair),
         (_, None) => false,
     }
 }
 
-/// Reads the output of group `advancement` of `pair`.
-fn read_group(options: &GenOptions, pair: Material, advancement: u32) -> Result<Layer, String> {
+/// Reads the output of group `advancement` of `pair` (of its part `part`).
+fn read_group(
+    options: &GenOptions,
+    pair: Material,
+    advancement: u32,
+    part: Option<u32>,
+) -> Result<Layer, String> {
     let id = GroupId {
         material: pair,
         rule_set: options.rule_set,
         advancement,
+        part,
     };
-    let path = rule_dir(options).join(group_file(pair, advancement));
+    let path = rule_dir(options).join(group_file(pair, advancement, part));
     let expected = ExpectedGroup {
         id,
-        keys: || group_solve::placements_of_group(pair, advancement),
+        keys: || group_solve::placements_of_group(pair, advancement, part),
         king_placements: MaterialIndex::new(pair).king_placements(),
     };
     unit_output::read_group(&path, expected, options.dtc)
 }
 
-/// Reads the output of group `advancement` of `pair` as `unit`'s input:
-/// missing or incomplete, an error naming it.
+/// Reads the output of group `advancement` of `pair` (of its part
+/// `part`) as `unit`'s input: missing or incomplete, an error naming it.
 pub(crate) fn read_group_input(
     options: &GenOptions,
     unit: &str,
     pair: Material,
-    advancement: u32,
+    (advancement, part): (u32, Option<u32>),
 ) -> Result<Layer, GenError> {
-    read_group(options, pair, advancement).map_err(|reason| GenError::MissingInput {
+    read_group(options, pair, advancement, part).map_err(|reason| GenError::MissingInput {
         unit: unit.to_string(),
         path: rule_dir(options)
-            .join(group_file(pair, advancement))
+            .join(group_file(pair, advancement, part))
             .display()
             .to_string(),
         reason,
@@ -244,10 +253,25 @@ pub(crate) fn run(
             check_exit_tables(options, &unit.id, pair, session)?;
             solve_pair(options, pair, session, progress, &mut report)?;
         }
-        (UnitKind::Group { advancement, reads }, Some(pair)) => {
+        (
+            UnitKind::Group {
+                advancement,
+                part,
+                reads,
+            },
+            Some(pair),
+        ) => {
             session.keep_only(pair);
             check_exit_tables(options, &unit.id, pair, session)?;
-            run_group(options, unit, pair, (advancement, reads), session, progress)?;
+            let work = GroupWork {
+                options,
+                unit: &unit.id,
+                pair,
+                advancement,
+                part,
+                reads,
+            };
+            run_group(&work, session, progress)?;
         }
         (UnitKind::Assemble, Some(pair)) => {
             session.keep_only(pair);
@@ -270,17 +294,31 @@ struct GroupWork<'a> {
     unit: &'a str,
     pair: Material,
     advancement: u32,
+    /// The part of the group, in a pair solved in parts.
+    part: Option<u32>,
     /// The advancement of the group one man step further, if any.
     reads: Option<u32>,
 }
 
 impl GroupWork<'_> {
-    /// The output of the group one advancement further, read from its
-    /// file (`None` for the most advanced group).
+    /// The output of the group one advancement further (of the parts of
+    /// it that this part reads), read from its files (`None` for the most
+    /// advanced group).
     fn read_input(&self) -> Result<Option<Layer>, GenError> {
-        self.reads
-            .map(|r| read_group_input(self.options, self.unit, self.pair, r))
-            .transpose()
+        let Some(r) = self.reads else {
+            return Ok(None);
+        };
+        let read = |part| read_group_input(self.options, self.unit, self.pair, (r, part));
+        let Some(part) = self.part else {
+            return read(None).map(Some);
+        };
+        let indexes = group_solve::pair_indexes(self.pair);
+        let next = crate::groups::part_sizes(&indexes, r);
+        let parts = plan::read_parts(self.pair, self.advancement, part, &next)
+            .into_iter()
+            .map(|p| read(Some(p)))
+            .collect::<Result<Vec<Layer>, GenError>>()?;
+        Ok(Some(Layer::Parts(parts)))
     }
 
     /// Solves the group into `target` with the session's reader.
@@ -292,50 +330,37 @@ impl GroupWork<'_> {
     ) -> Result<SolvedGroup, GenError> {
         let tb = session.reader(self.options, self.pair)?;
         let o = self.options;
-        group_solve::solve_group(
-            tb,
-            o.rule_set,
-            self.pair,
-            self.advancement,
-            target,
-            o.dtc,
-            progress,
-        )
+        let group = group_solve::GroupOf {
+            material: self.pair,
+            advancement: self.advancement,
+            part: self.part,
+        };
+        group_solve::solve_group(tb, o.rule_set, group, target, o.dtc, progress)
     }
 }
 
-/// Solves one group and writes its output file.
-fn run_group(
-    options: &GenOptions,
-    unit: &Unit,
-    pair: Material,
-    (advancement, reads): (u32, Option<u32>),
-    session: &mut Session,
-    progress: &Progress,
-) -> Result<(), GenError> {
-    let work = GroupWork {
-        options,
-        unit: &unit.id,
-        pair,
-        advancement,
-        reads,
-    };
-    let in_pair_values = plan::solves_in_pair_values(pair, options.dtc);
+/// Solves one group (or part) and writes its output file.
+fn run_group(work: &GroupWork, session: &mut Session, progress: &Progress) -> Result<(), GenError> {
+    let (options, pair) = (work.options, work.pair);
+    let in_pair_values = plan::solves_in_pair_values(options, pair);
     let solved = if in_pair_values {
-        solve_in_pair_values(&work, session, progress)?
+        solve_in_pair_values(work, session, progress)?
     } else {
-        solve_on_its_own(&work, session, progress)?
+        solve_on_its_own(work, session, progress)?
     };
     progress.message("writing");
-    let path = rule_dir(options).join(group_file(pair, advancement));
+    let path = rule_dir(options).join(group_file(pair, work.advancement, work.part));
     unit_output::remove_partials_of(&path)?;
     let id = GroupId {
         material: pair,
         rule_set: options.rule_set,
-        advancement,
+        advancement: work.advancement,
+        part: work.part,
     };
     unit_output::write_group(&path, id, &solved.layer)?;
-    if !in_pair_values {
+    // The next group reads this one whole; parts are read from their
+    // files, several at a time.
+    if !in_pair_values && work.part.is_none() {
         session.last_group = Some((pair, solved));
     }
     Ok(())
@@ -544,7 +569,13 @@ pub(crate) fn remove_group_files(dir: &Path, pair: Material) -> Result<(), GenEr
         let Some(name) = name.to_str() else { continue };
         let ours = name.strip_prefix(&prefix).is_some_and(|rest| {
             let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-            digits > 0 && rest[digits..].starts_with(".dtg")
+            let after = &rest[digits..];
+            let part_file = after.strip_prefix(".p").is_some_and(|part| {
+                part.strip_suffix(".dtg").is_some_and(|p| {
+                    p.bytes().all(|b| b.is_ascii_digit() || b == b'_' || b == b'n')
+                })
+            });
+            digits > 0 && (after.starts_with(".dtg") || part_file)
         });
         if ours {
             std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;

@@ -1,13 +1,14 @@
 //! The output file of one slice group (`units/<pair>.a<advancement>.dtg`
-//! in a rule set's folder): the values of its men placements, as the
+//! in a rule set's folder), or of one part of it (`...a<advancement>.p<part>.dtg`,
+//! see `plan::splits_groups`): the values of its men placements, as the
 //! group's layer holds them, for the group one advancement lower (which
 //! reads them) and for the assembly of the pair's tables.
 //!
 //! Layout: a 64-byte header (magic, version, rule set, whether DTC bytes
 //! follow, the advancement, a CRC-32 of the group's men placements, king
 //! placements per men placement, the number of men placements, the
-//! payload's length and CRC-32, the material's counts, and the header's
-//! own CRC-32), then one zstd frame holding the code words, the
+//! payload's length and CRC-32, the header's own CRC-32, the material's
+//! counts and the part, plus one, or 0 for a whole group), then one zstd frame holding the code words, the
 //! capture-mark words and the DTC bytes of the placements in key order.
 //! The placements themselves follow from the material and the advancement
 //! (a reader finds them again and checks their count and CRC-32): stored,
@@ -25,7 +26,7 @@ use crate::error::GenError;
 use crate::values::{Layer, PackedValues, PlacementKey, PlacementKeys};
 
 const MAGIC: [u8; 8] = *b"DTBGROUP";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 const HEADER_LEN: usize = 64;
 /// zstd level of the payload: fast, and the values compress well anyway.
 const LEVEL: i32 = 1;
@@ -39,6 +40,8 @@ pub(crate) struct GroupId {
     pub(crate) rule_set: RuleSet,
     /// Rows its men have walked.
     pub(crate) advancement: u32,
+    /// The part of the group it holds, if the pair is solved in parts.
+    pub(crate) part: Option<u32>,
 }
 
 /// The file's header.
@@ -67,7 +70,9 @@ impl GroupHeader {
         b[48..52].copy_from_slice(&self.payload_crc.to_le_bytes());
         let m = self.id.material;
         b[56..60].copy_from_slice(&[m.white_men, m.white_kings, m.black_men, m.black_kings]);
-        let crc = crc32fast::hash(&b[..52]);
+        let part = self.id.part.map_or(0, |p| p + 1);
+        b[60..64].copy_from_slice(&part.to_le_bytes());
+        let crc = header_crc(&b);
         b[52..56].copy_from_slice(&crc.to_le_bytes());
         b
     }
@@ -84,7 +89,7 @@ impl GroupHeader {
                 u32_at(8)
             ));
         }
-        if u32_at(52) != crc32fast::hash(&b[..52]) {
+        if u32_at(52) != header_crc(b) {
             return Err("header checksum mismatch".into());
         }
         let rule_set = RuleSet::from_code(b[12]).ok_or("unknown rule set")?;
@@ -95,6 +100,7 @@ impl GroupHeader {
                 material,
                 rule_set,
                 advancement: u32_at(16),
+                part: u32_at(60).checked_sub(1),
             },
             with_dtc: b[13] == 1,
             keys_crc: u32_at(20),
@@ -104,6 +110,14 @@ impl GroupHeader {
             payload_crc: u32_at(48),
         })
     }
+}
+
+/// The CRC-32 of a header: of every byte but its own four (52..56).
+fn header_crc(b: &[u8; HEADER_LEN]) -> u32 {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&b[..52]);
+    crc.update(&b[56..]);
+    crc.finalize()
 }
 
 /// A writer that keeps the CRC-32 and the length of what passes.
@@ -649,6 +663,7 @@ mod tests {
             material: "KM-K".parse().unwrap(),
             rule_set: RuleSet::Fmjd,
             advancement: 5,
+            part: None,
         }
     }
 
@@ -754,6 +769,11 @@ mod tests {
             ..id()
         };
         assert!(read_group(&path, expected(other), false).is_err());
+        let a_part = GroupId {
+            part: Some(0x312),
+            ..id()
+        };
+        assert!(read_group(&path, expected(a_part), false).is_err());
         let moved = with_keys(id(), vec![(0, 3), (0, 8), (1, 2)]);
         assert!(read_group(&path, moved, false).is_err());
         let bytes = std::fs::read(&path).unwrap();

@@ -356,6 +356,9 @@ pub(crate) enum Layer {
         /// Their values.
         values: PackedValues,
     },
+    /// Several group layers read together (the parts of a group that a
+    /// part of the group before reads); store `k` is the `k`-th's.
+    Parts(Vec<Layer>),
 }
 
 impl Layer {
@@ -375,6 +378,10 @@ impl Layer {
                 let j = keys.position((side as u8, men))?;
                 Some((0, j as u64 * king_placements))
             }
+            Layer::Parts(parts) => parts
+                .iter()
+                .enumerate()
+                .find_map(|(k, part)| part.locate(side, men).map(|(_, base)| (k, base))),
         }
     }
 
@@ -385,6 +392,7 @@ impl Layer {
             Layer::Group {
                 king_placements, ..
             } => *king_placements,
+            Layer::Parts(parts) => parts[k].king_placements(0),
         }
     }
 
@@ -394,6 +402,7 @@ impl Layer {
         match self {
             Layer::Pair(sides) => &sides[k].values,
             Layer::Group { values, .. } => values,
+            Layer::Parts(parts) => parts[k].store(0),
         }
     }
 
@@ -401,7 +410,7 @@ impl Layer {
     pub(crate) fn into_sides(self) -> Option<Vec<PackedSide>> {
         match self {
             Layer::Pair(sides) => Some(sides),
-            Layer::Group { .. } => None,
+            Layer::Group { .. } | Layer::Parts(_) => None,
         }
     }
 

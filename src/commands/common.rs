@@ -105,6 +105,12 @@ pub struct BuildArgs {
     /// each unit's memory.
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     pub preload_memory: u64,
+    /// Solve a pair in parts of its slice groups when its largest group
+    /// holds more positions than this (each part a unit that reads a few
+    /// parts of the next group: less memory a unit, many more units, the
+    /// same tables). Default: never.
+    #[arg(long, value_name = "POSITIONS")]
+    pub split_groups_above: Option<u64>,
     /// These materials (and what they depend on) instead, e.g. KKM-K.
     #[arg(value_parser = parse_material)]
     pub materials: Vec<format::Material>,
@@ -134,6 +140,7 @@ impl BuildArgs {
         options.preload_bytes = self.preload_memory.saturating_mul(1 << 20);
         options.queue_bytes = self.queue_memory.saturating_mul(1 << 20);
         options.dtc = self.dtc;
+        options.split_groups_above = self.split_groups_above;
         Ok(options)
     }
 }

@@ -107,6 +107,9 @@ fn job_script(exe: &Path, options: &GenOptions, tables: &TableArgs, unit: &Unit)
         (options.queue_bytes >> 20).to_string(),
         "--quiet".into(),
     ];
+    if let Some(most) = options.split_groups_above {
+        words.extend(["--split-groups-above".into(), most.to_string()]);
+    }
     if options.dtc {
         words.push("--dtc".into());
     }
