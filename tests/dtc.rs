@@ -446,7 +446,10 @@ fn best_moves_win_every_game_in_a_built_set() {
     if let Some(pieces) = var("DTB_DTC_PIECES") {
         let pieces: u32 = pieces.parse().unwrap();
         materials.retain(|m| m.pieces() == pieces);
-        assert!(!materials.is_empty(), "no table of {pieces} pieces in {dir}");
+        assert!(
+            !materials.is_empty(),
+            "no table of {pieces} pieces in {dir}"
+        );
     }
     play_games_from(&tb, &materials, games, 4);
 }

@@ -317,7 +317,12 @@ pub(crate) fn part_name(part: u32) -> String {
         0 => "n".to_string(),
         x => (x - 1).to_string(),
     };
-    format!("p{}_{}_{}", part >> 8, most(part >> 4 & 15), most(part & 15))
+    format!(
+        "p{}_{}_{}",
+        part >> 8,
+        most(part >> 4 & 15),
+        most(part & 15)
+    )
 }
 
 /// The slice of side 0's men placement `men`, of the pair whose sides have

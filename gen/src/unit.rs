@@ -572,7 +572,8 @@ pub(crate) fn remove_group_files(dir: &Path, pair: Material) -> Result<(), GenEr
             let after = &rest[digits..];
             let part_file = after.strip_prefix(".p").is_some_and(|part| {
                 part.strip_suffix(".dtg").is_some_and(|p| {
-                    p.bytes().all(|b| b.is_ascii_digit() || b == b'_' || b == b'n')
+                    p.bytes()
+                        .all(|b| b.is_ascii_digit() || b == b'_' || b == b'n')
                 })
             });
             digits > 0 && (after.starts_with(".dtg") || part_file)
