@@ -206,6 +206,111 @@ fn disagreements(bf: &BruteForce, built_limit: u32) -> (usize, Vec<String>) {
     (n, found.into_iter().take(5).collect())
 }
 
+/// What a child of a position is to the count of positions drawn by the
+/// rule: a conversion, with its value from the tables at a fresh count,
+/// or a king move to position `id` of the world.
+enum Child {
+    Converted(Wdl),
+    KingMove(usize),
+}
+
+/// Per material of the world: the positions the tables store as draws
+/// that win or lose when king moves are not limited (a conversion still
+/// reads the tables at a fresh count: the rule applied after it), and the
+/// largest DTC at a fresh count, those included, capture positions left
+/// out (as the DTC files' headers count them). Found by rounds: a
+/// position decided in round `r` has DTC `r`.
+fn drawn_by_the_rule(bf: &BruteForce) -> HashMap<Material, (u64, u32)> {
+    let children: Vec<Vec<Child>> = bf
+        .positions
+        .par_iter()
+        .map(|p| {
+            let men = |p: &Position| (p.men(Color::White), p.men(Color::Black));
+            p.legal_moves()
+                .iter()
+                .map(|mv| {
+                    let child = p.play(mv);
+                    let kings_only =
+                        p.occupied().len() == child.occupied().len() && men(p) == men(&child);
+                    if kings_only {
+                        Child::KingMove(bf.ids[&child] as usize)
+                    } else if child.pieces(child.side_to_move()).is_empty() {
+                        Child::Converted(Wdl::Loss)
+                    } else {
+                        Child::Converted(bf.tb.probe_wdl(&child, None).unwrap())
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    // `(result, round)` of the positions decided so far.
+    let mut decided: Vec<Option<(Wdl, u32)>> = children
+        .iter()
+        .map(|c| c.is_empty().then_some((Wdl::Loss, 0)))
+        .collect();
+    for round in 1.. {
+        let before = |c: &Child| match *c {
+            Child::Converted(w) => Some(w),
+            Child::KingMove(id) => decided[id].filter(|d| d.1 < round).map(|d| d.0),
+        };
+        let now: Vec<Option<(Wdl, u32)>> = (0..children.len())
+            .into_par_iter()
+            .map(|id| {
+                if decided[id].is_some() {
+                    return decided[id];
+                }
+                let values: Vec<Option<Wdl>> = children[id].iter().map(before).collect();
+                if values.contains(&Some(Wdl::Loss)) {
+                    Some((Wdl::Win, round))
+                } else if values.iter().all(|v| *v == Some(Wdl::Win)) {
+                    Some((Wdl::Loss, round))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let changed = now != decided;
+        decided = now;
+        if !changed {
+            break;
+        }
+    }
+    let mut per_material: HashMap<Material, (u64, u32)> = HashMap::default();
+    for (id, (p, d)) in bf.positions.iter().zip(&decided).enumerate() {
+        // A table's position is in the world twice, as it is stored
+        // (White to move) and colour-flipped (from its mirror material),
+        // and once more for each order two pieces alike were placed in:
+        // counted once.
+        if p.side_to_move() == Color::Black || bf.ids[p] as usize != id {
+            continue;
+        }
+        let entry = per_material.entry(Material::of(p)).or_default();
+        let Some((_, dtc)) = d else { continue };
+        if bf.tb.probe_wdl(p, None).unwrap() == Wdl::Draw {
+            entry.0 += 1;
+        }
+        if !p.has_capture() {
+            entry.1 = entry.1.max(*dtc);
+        }
+    }
+    per_material
+}
+
+/// The DTC files' headers of the world's materials record what
+/// [`drawn_by_the_rule`] finds; some position is drawn by the rule.
+fn headers_count_the_draws_of_the_rule(dir: &Path, rule_set: RuleSet, bf: &BruteForce) {
+    let expected = drawn_by_the_rule(bf);
+    let folder = format::table_dir(dir, rule_set);
+    let mut drawn = 0;
+    for (m, (count, longest)) in &expected {
+        let header = format::read_header(&format::dtc_path(&folder, *m)).unwrap();
+        let recorded = (header.stats.dtc_above_limit, header.stats.longest_fresh_dtc);
+        assert_eq!(recorded, (Some(*count), Some(*longest)), "{rule_set} {m}");
+        drawn += count;
+    }
+    assert!(drawn > 0, "{rule_set}: the rule draws no position");
+}
+
 /// The materials a build of `names` makes (with mirrors and exits).
 fn closure(names: &[&str]) -> Vec<Material> {
     let mut options = GenOptions::new("unused", RuleSet::Fmjd, 0);
@@ -239,6 +344,7 @@ fn rule_bites(rule_set: RuleSet, names: &[&str], limit: u32) {
     exact.solve();
     let (n, first) = disagreements(&exact, limit);
     assert_eq!(n, 0, "{rule_set}, limit {limit}: {first:#?}");
+    headers_count_the_draws_of_the_rule(dir.path(), rule_set, &exact);
     for moved in [limit - 1, limit + 1] {
         let shifted = BruteForce::new(&materials, moved, &tb);
         shifted.solve();

@@ -53,10 +53,21 @@ fn files(dir: &Path, rule_set: RuleSet) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// How a unit-loop test uses groups in parts (`--split-groups-above 0`:
+/// every pair with men solved in parts of its groups).
+#[derive(Clone, Copy, PartialEq)]
+enum Parts {
+    /// Not at all.
+    No,
+    /// A second in-process build in parts, compared with the first.
+    InProcess,
+    /// That, and the units of the loop solve in parts too.
+    AlsoUnits,
+}
+
 /// Builds up to `pieces` in process and unit by unit, and compares; with
-/// `split`, the units solve every pair with men in parts of its groups
-/// (`--split-groups-above 0`), and so does a second in-process build.
-fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, split: bool) {
+/// `parts`, builds in parts too (see [`Parts`]).
+fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, parts: Parts) {
     let whole = tempfile::tempdir().unwrap();
     let units = tempfile::tempdir().unwrap();
     let pieces = pieces.to_string();
@@ -68,16 +79,16 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, split
     let mut args = vec!["gen", "--quiet", "--dir", whole_dir];
     args.extend(&common_args);
     ok(dtb(&args));
-    let split_args: &[&str] = if split {
+    let split_args: &[&str] = if parts == Parts::AlsoUnits {
         &["--split-groups-above", "0"]
     } else {
         &[]
     };
-    if split {
+    if parts != Parts::No {
         let parts = tempfile::tempdir().unwrap();
         let mut args = vec!["gen", "--quiet", "--dir", parts.path().to_str().unwrap()];
         args.extend(&common_args);
-        args.extend(split_args);
+        args.extend(["--split-groups-above", "0"]);
         ok(dtb(&args));
         assert_same_files(whole.path(), parts.path(), rule_set);
     }
@@ -124,26 +135,29 @@ fn assert_same_files(a: &Path, b: &Path, rule_set: RuleSet) {
     }
 }
 
+/// Three pieces under `fmjd` without DTC (four are run with DTC and under
+/// `fmjd-diagonal`).
 #[test]
-fn unit_by_unit_up_to_four_pieces_fmjd() {
-    unit_loop_matches_in_process(RuleSet::Fmjd, 4, false, false);
+fn unit_by_unit_up_to_three_pieces_fmjd() {
+    unit_loop_matches_in_process(RuleSet::Fmjd, 3, false, Parts::No);
 }
 
 /// Three pieces under `pure`: the units do not depend on the rule set, and
 /// what `pure` changes (no count in the lone-king endings) starts at three.
 #[test]
 fn unit_by_unit_up_to_three_pieces_pure() {
-    unit_loop_matches_in_process(RuleSet::Pure, 3, false, false);
+    unit_loop_matches_in_process(RuleSet::Pure, 3, false, Parts::No);
 }
 
 #[test]
 fn unit_by_unit_up_to_four_pieces_diagonal() {
-    unit_loop_matches_in_process(RuleSet::FmjdDiagonal, 4, false, false);
+    unit_loop_matches_in_process(RuleSet::FmjdDiagonal, 4, false, Parts::No);
 }
 
+/// With DTC files, and in process in parts (3,462 units up to four pieces).
 #[test]
 fn unit_by_unit_up_to_four_pieces_with_dtc() {
-    unit_loop_matches_in_process(RuleSet::Fmjd, 4, true, false);
+    unit_loop_matches_in_process(RuleSet::Fmjd, 4, true, Parts::InProcess);
 }
 
 /// Every pair with men solved in parts of its groups, unit by unit and in
@@ -151,24 +165,7 @@ fn unit_by_unit_up_to_four_pieces_with_dtc() {
 /// 604 units, one process each).
 #[test]
 fn unit_by_unit_in_parts_up_to_three_pieces_with_dtc() {
-    unit_loop_matches_in_process(RuleSet::Fmjd, 3, true, true);
-}
-
-/// The same in process up to four pieces, with DTC files (3,462 units).
-#[test]
-fn in_parts_in_process_up_to_four_pieces_with_dtc() {
-    let whole = tempfile::tempdir().unwrap();
-    let parts = tempfile::tempdir().unwrap();
-    for (dir, split) in [
-        (&whole, &[][..]),
-        (&parts, &["--split-groups-above", "0"][..]),
-    ] {
-        let d = dir.path().to_str().unwrap();
-        let mut args = vec!["gen", "--quiet", "--dtc", "--dir", d, "--pieces", "4"];
-        args.extend(split);
-        ok(dtb(&args));
-    }
-    assert_same_files(whole.path(), parts.path(), RuleSet::Fmjd);
+    unit_loop_matches_in_process(RuleSet::Fmjd, 3, true, Parts::AlsoUnits);
 }
 
 #[test]

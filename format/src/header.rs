@@ -8,7 +8,7 @@
 //! | 16 | 1 | rule set: 0 pure, 1 fmjd, 2 fmjd-diagonal |
 //! | 17 | 1 | value kind: 0 WLD (2 bits), 1 distance (1 byte) |
 //! | 18 | 1 | compression: 1 zstd |
-//! | 19 | 1 | flags: 0, or 1 in a DTC file that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); any other value is refused |
+//! | 19 | 1 | flags: bit 0 in a DTC file that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); any other bit is refused |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | position count (White to move) |
 //! | 32 | 8 | first position (0; reserved for slices of a material) |
@@ -20,7 +20,9 @@
 //! | 88 | 8 | file length |
 //! | 96 | 4 | CRC-32 of the block index |
 //! | 100 | 4 | CRC-32 of bytes 128..file length |
-//! | 104 | 20 | reserved, zero (refused otherwise) |
+//! | 104 | 8 | with flag bit 1: positions whose DTC at a fresh count is above the 25-move rule's 50 plies (zero otherwise) |
+//! | 112 | 4 | with flag bit 1: the largest DTC at a fresh count, those included (zero otherwise) |
+//! | 116 | 8 | reserved, zero (refused otherwise) |
 //! | 124 | 4 | CRC-32 of bytes 0..124 |
 
 use crate::error::FormatError;
@@ -41,6 +43,10 @@ const NONE32: u32 = u32::MAX;
 /// finds each one by a one-ply search over the mirror material's DTC file
 /// (the position's moves that convert nothing all lead there).
 pub const FLAG_FROM_MIRROR: u8 = 1;
+/// The header flag of a DTC file that records, at a fresh count of the
+/// 25-move rule, how many positions have a DTC above its limit and the
+/// largest DTC ([`TableStats::dtc_above_limit`]).
+pub const FLAG_KINGS_ONLY_COUNTS: u8 = 2;
 /// The most positions a block may hold: a block decodes into at most this
 /// many bytes (4 MiB), whatever a header says.
 pub const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
@@ -67,6 +73,37 @@ pub struct TableStats {
     pub longest_win: Option<u32>,
     /// The longest loss in plies (distance tables only).
     pub longest_loss: Option<u32>,
+    /// DTC files that record it: the positions whose DTC at a freshly
+    /// reset 25-move count is above the rule's 50 plies. Under `fmjd` and
+    /// `fmjd-diagonal` the rule draws them (the file stores them as
+    /// draws); under `pure` they keep their result. `None` where not
+    /// recorded (WLD tables, DTC files written before it was).
+    pub dtc_above_limit: Option<u64>,
+    /// With [`TableStats::dtc_above_limit`]: the largest DTC at a fresh
+    /// count in plies, those positions included (0 when no position is
+    /// won or lost).
+    pub longest_fresh_dtc: Option<u32>,
+}
+
+impl TableStats {
+    /// Adds the counts of `part` (statistics of other positions of the
+    /// same table) to these.
+    pub fn add(&mut self, part: &TableStats) {
+        self.win += part.win;
+        self.draw += part.draw;
+        self.loss += part.loss;
+        let max = |a: Option<u32>, b: Option<u32>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.longest_win = max(self.longest_win, part.longest_win);
+        self.longest_loss = max(self.longest_loss, part.longest_loss);
+        self.longest_fresh_dtc = max(self.longest_fresh_dtc, part.longest_fresh_dtc);
+        self.dtc_above_limit = match (self.dtc_above_limit, part.dtc_above_limit) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
 }
 
 /// The decoded header of a table file.
@@ -127,6 +164,13 @@ impl Header {
         } else {
             0
         };
+        if let (Some(above), Some(longest)) =
+            (self.stats.dtc_above_limit, self.stats.longest_fresh_dtc)
+        {
+            b[19] |= FLAG_KINGS_ONLY_COUNTS;
+            b[104..112].copy_from_slice(&above.to_le_bytes());
+            b[112..116].copy_from_slice(&longest.to_le_bytes());
+        }
         b[20..24].copy_from_slice(&self.positions_per_block.to_le_bytes());
         b[24..32].copy_from_slice(&self.position_count.to_le_bytes());
         b[40..48].copy_from_slice(&self.block_count.to_le_bytes());
@@ -176,12 +220,17 @@ impl Header {
         if b[18] != COMPRESSION_ZSTD {
             return Err(corrupt("unknown compression code"));
         }
-        let from_mirror = match b[19] {
-            0 => false,
-            FLAG_FROM_MIRROR if value_kind == ValueKind::Dtc => true,
-            _ => return Err(corrupt("unknown flags")),
+        let known = match value_kind {
+            ValueKind::Dtc => FLAG_FROM_MIRROR | FLAG_KINGS_ONLY_COUNTS,
+            _ => 0,
         };
-        if b[104..124].iter().any(|&x| x != 0) {
+        if b[19] & !known != 0 {
+            return Err(corrupt("unknown flags"));
+        }
+        let from_mirror = b[19] & FLAG_FROM_MIRROR != 0;
+        let kings_only_counts = b[19] & FLAG_KINGS_ONLY_COUNTS != 0;
+        let reserved = if kings_only_counts { 116 } else { 104 };
+        if b[reserved..124].iter().any(|&x| x != 0) {
             return Err(corrupt("reserved bytes are not zero"));
         }
         let positions_per_block = u32_at(b, 20);
@@ -228,6 +277,8 @@ impl Header {
             loss: u64_at(b, 72),
             longest_win: opt(u32_at(b, 80)),
             longest_loss: opt(u32_at(b, 84)),
+            dtc_above_limit: kings_only_counts.then(|| u64_at(b, 104)),
+            longest_fresh_dtc: kings_only_counts.then(|| u32_at(b, 112)),
         };
         let total = stats
             .win

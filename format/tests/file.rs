@@ -259,6 +259,8 @@ fn a_dtc_file_from_the_mirror_holds_no_blocks() {
         loss: 2,
         longest_win: Some(9),
         longest_loss: Some(4),
+        dtc_above_limit: Some(3),
+        longest_fresh_dtc: Some(57),
     };
     format::write_dtc_from_mirror(&path, material, RuleSet::Pure, stats).unwrap();
     assert!(!format::temporary_path(&path).exists());
@@ -273,7 +275,7 @@ fn a_dtc_file_from_the_mirror_holds_no_blocks() {
     // The flag on a DTC file with blocks, or on a WLD table: refused.
     let (full, _) = write_table(dir.path(), ValueKind::Dtc, 1000);
     let (wdl, _) = write_table(dir.path(), ValueKind::Wdl, 4096);
-    for (name, table) in [("a DTC file with blocks", full), ("a WLD table", wdl)] {
+    for (name, table) in [("a DTC file with blocks", &full), ("a WLD table", &wdl)] {
         let mut h = table[..format::HEADER_LEN].to_vec();
         assert!(
             format::Header::parse(&resealed(h.clone())).is_ok(),
@@ -283,6 +285,15 @@ fn a_dtc_file_from_the_mirror_holds_no_blocks() {
         assert!(format::Header::parse(&resealed(h)).is_err(), "{name}");
     }
     let mut other_flag = bytes[..format::HEADER_LEN].to_vec();
-    other_flag[19] = 2;
+    other_flag[19] |= 4;
     assert!(format::Header::parse(&resealed(other_flag)).is_err());
+    // The 25-move counts: only in a DTC file, and the bytes after them
+    // stay reserved.
+    let mut counts_in_wdl = wdl[..format::HEADER_LEN].to_vec();
+    counts_in_wdl[19] = format::FLAG_KINGS_ONLY_COUNTS;
+    assert!(format::Header::parse(&resealed(counts_in_wdl)).is_err());
+    let mut past_counts = bytes[..format::HEADER_LEN].to_vec();
+    assert!(format::Header::parse(&resealed(past_counts.clone())).is_ok());
+    past_counts[116] = 1;
+    assert!(format::Header::parse(&resealed(past_counts)).is_err());
 }

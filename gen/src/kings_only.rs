@@ -13,6 +13,14 @@
 //! above the limit is drawn under the rule, and none settled at or below
 //! it depends on one above. The solvers therefore stop propagating at the
 //! limit: what has not settled by then is drawn.
+//!
+//! Where DTC bytes are kept, the solvers go on past the limit instead,
+//! to record in the DTC byte of every position drawn by the rule the
+//! level at which it would settle without it (its DTC at a fresh count,
+//! above the limit), then store those positions as draws. The values
+//! are the same (a position settled at or below the limit depends on
+//! none settled above it); the DTC file's header counts them (see
+//! `output::write_dtc_table`).
 
 use format::{kings_only_rule_applies, RuleSet};
 use rules::CountedEnding;
@@ -22,6 +30,17 @@ use rules::CountedEnding;
 /// it applies, `None` (no limit) elsewhere.
 pub(crate) fn level_limit(rule_set: RuleSet, class: Option<CountedEnding>) -> Option<u32> {
     kings_only_rule_applies(rule_set, class).then(limit_in_force)
+}
+
+/// The last level a solver propagates to, for the rule's `limit`: none
+/// where DTC bytes are kept (`keeps_dtc`), so that the positions drawn by
+/// the rule get their DTC at a fresh count; the limit otherwise.
+pub(crate) fn propagation_bound(limit: Option<u32>, keeps_dtc: bool) -> Option<u32> {
+    if keeps_dtc {
+        None
+    } else {
+        limit
+    }
 }
 
 /// Whether a position settling at `level` is past `limit`.

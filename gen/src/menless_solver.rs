@@ -99,12 +99,17 @@ pub(crate) fn solve(
             .collect(),
     };
     let seeds = solver.seed(progress)?;
+    let limit = crate::kings_only::level_limit(rule_set, None);
     if sets > 0 {
-        solver.by_levels(seeds, crate::kings_only::level_limit(rule_set, None));
+        let keeps_dtc = sides[0].has_dtc();
+        solver.by_levels(
+            seeds,
+            crate::kings_only::propagation_bound(limit, keeps_dtc),
+        );
     } else {
         while solver.visit(0, Visit::All) > 0 {}
     }
-    solver.finish(progress)
+    solver.finish(limit, progress)
 }
 
 /// One zeroed bit per position.
@@ -437,27 +442,44 @@ impl MenlessSolver<'_> {
                 .all(|&(c, _)| !self.is_marked(level + 1, u, c))
     }
 
-    /// Ends the solve: what is not settled is drawn, and the capture marks
-    /// are set (without DTC their bits carried the fresh marks).
-    fn finish(&self, progress: &Progress) -> Result<(), GenError> {
+    /// Ends the solve: what is not settled is drawn, and so is what
+    /// settled past the 25-move rule's `limit` (only where DTC bytes are
+    /// kept do the levels go on past it: see [`crate::kings_only`]); the
+    /// capture marks are set (without DTC their bits carried the fresh
+    /// marks).
+    fn finish(&self, limit: Option<u32>, progress: &Progress) -> Result<(), GenError> {
         self.chunks()
             .into_par_iter()
             .try_for_each(|(s, start, count)| {
-                self.finish_chunk(s, start, count)?;
+                self.finish_chunk(s, (start, count), limit)?;
                 progress.advance(count - count / 2);
                 Ok(())
             })
     }
 
-    fn finish_chunk(&self, s: usize, start: u64, count: u64) -> Result<(), GenError> {
+    fn finish_chunk(
+        &self,
+        s: usize,
+        (start, count): (u64, u64),
+        limit: Option<u32>,
+    ) -> Result<(), GenError> {
         let side = &self.sides[s];
         const LOW: u64 = 0x5555_5555_5555_5555;
+        let draw = u64::from(Wdl::Draw.code());
         for w in start / 32..(start + count).div_ceil(32) {
             let word = &side.code_atomics()[w as usize];
-            let codes = word.load(Ordering::Relaxed);
+            let mut codes = word.load(Ordering::Relaxed);
             // Code 3 (both bits) becomes 1: its high bit cleared.
             let unsettled = codes & (codes >> 1) & LOW;
-            word.store(codes & !(unsettled << 1), Ordering::Relaxed);
+            codes &= !(unsettled << 1);
+            if let Some(limit) = limit.filter(|_| side.has_dtc()) {
+                for j in 0..32.min(side.len() - 32 * w) {
+                    if u32::from(side.dtc(32 * w + j)) > limit && (codes >> (2 * j)) & 3 != draw {
+                        codes = codes & !(3 << (2 * j)) | draw << (2 * j);
+                    }
+                }
+            }
+            word.store(codes, Ordering::Relaxed);
         }
         let mut marks = 0u64;
         let walk = self.indexes[s].king_walk(0, start).take(count as usize);

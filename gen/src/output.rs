@@ -284,11 +284,16 @@ pub(crate) fn write_dtc_table<'a>(
     let path = format::dtc_path(dir, material);
     let mut writer = TableWriter::create(&path, spec)?;
     let mut stats = TableStats::default();
+    // The count above the rule's limit: the one in force where the rule
+    // applies, 50 plies elsewhere (a lowered limit changes no pure file).
+    let limit = crate::kings_only::level_limit(rule_set, material.counted_ending())
+        .unwrap_or(format::KINGS_ONLY_LIMIT);
     for first in (0..len.div_ceil(per_block)).step_by(BATCH as usize) {
         let blocks = batch_blocks(first, len, per_block);
         let window = window(blocks[0].0, blocks[blocks.len() - 1].1)?;
         let (values, offset) = window.parts();
-        let fill = |_, (start, end): (u64, u64)| dtc_block(values, start - offset, end - offset);
+        let fill =
+            |_, (start, end): (u64, u64)| dtc_block(values, (start - offset, end - offset), limit);
         write_batch(&mut writer, &path, spec, &blocks, fill, |block_stats| {
             add_stats(&mut stats, &block_stats)
         })?;
@@ -297,10 +302,20 @@ pub(crate) fn write_dtc_table<'a>(
     Ok((path, stats))
 }
 
-/// The DTC bytes of positions `start..end`, and their statistics.
-fn dtc_block(side: &PackedValues, start: u64, end: u64) -> (Vec<u8>, TableStats) {
+/// The DTC bytes of positions `start..end`, and their statistics. A draw
+/// whose DTC byte is above the 25-move rule's `limit` (50 plies, or a
+/// test's lower one) is a position the rule draws, the byte its DTC at a fresh
+/// count (see [`crate::kings_only`]): counted with the results whose DTC
+/// is above the limit (under `pure`).
+fn dtc_block(side: &PackedValues, (start, end): (u64, u64), limit: u32) -> (Vec<u8>, TableStats) {
     let mut raw = Vec::with_capacity((end - start) as usize);
-    let mut stats = TableStats::default();
+    let mut stats = TableStats {
+        dtc_above_limit: Some(0),
+        longest_fresh_dtc: Some(0),
+        ..TableStats::default()
+    };
+    let mut above = 0;
+    let mut longest_fresh = 0;
     let mut last = 0;
     for i in start..end {
         let wdl = Wdl::from_code(side.code(i)).unwrap_or(Wdl::Draw);
@@ -315,6 +330,11 @@ fn dtc_block(side: &PackedValues, start: u64, end: u64) -> (Vec<u8>, TableStats)
             }
             Wdl::Draw => {
                 stats.draw += 1;
+                let fresh = u32::from(side.dtc(i));
+                if fresh > limit {
+                    above += 1;
+                    longest_fresh = longest_fresh.max(fresh);
+                }
                 raw.push(last);
                 continue;
             }
@@ -325,23 +345,17 @@ fn dtc_block(side: &PackedValues, start: u64, end: u64) -> (Vec<u8>, TableStats)
         }
         last = side.dtc(i);
         *longest = Some(longest.unwrap_or(0).max(u32::from(last)));
+        above += u64::from(u32::from(last) > limit);
+        longest_fresh = longest_fresh.max(u32::from(last));
         raw.push(last);
     }
+    stats.dtc_above_limit = Some(above);
+    stats.longest_fresh_dtc = Some(longest_fresh);
     (raw, stats)
 }
 
 fn add_stats(total: &mut TableStats, part: &TableStats) {
-    total.win += part.win;
-    total.draw += part.draw;
-    total.loss += part.loss;
-    for (t, p) in [
-        (&mut total.longest_win, part.longest_win),
-        (&mut total.longest_loss, part.longest_loss),
-    ] {
-        if let Some(p) = p {
-            *t = Some(t.unwrap_or(0).max(p));
-        }
-    }
+    total.add(part);
 }
 
 /// Makes the larger of `pair`'s two DTC files in `dir` one that stores no

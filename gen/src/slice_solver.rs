@@ -151,6 +151,8 @@ pub(crate) struct SliceScratch {
     cells: Vec<Cell>,
     queue: Vec<u32>,
     next: Vec<u32>,
+    /// The nodes settled past the 25-move rule's limit (drawn under it).
+    past_limit: Vec<u32>,
 }
 
 /// Solves the slices of one pair, writing into `sides`.
@@ -318,8 +320,10 @@ impl SliceSolver<'_> {
         let cells = &mut scratch.cells;
         let mut preds = [0u32; MAX_PREDECESSORS];
         let limit = self.level_limit();
+        let bound = self.propagation_bound(limit);
+        scratch.past_limit.clear();
         let mut level = 0;
-        while !kings_only::past(limit, level + 1) {
+        while !kings_only::past(bound, level + 1) {
             for &c in &scratch.queue {
                 let lost = state_in(cells[c as usize]) == NODE_LOST;
                 let count = self.predecessors(&parts, c as usize, &mut preds);
@@ -339,6 +343,9 @@ impl SliceSolver<'_> {
                     }
                     scratch.next.push(p as u32);
                     self.store_dtc(&parts, p, level + 1);
+                    if kings_only::past(limit, level + 1) {
+                        scratch.past_limit.push(p as u32);
+                    }
                 }
             }
             if scratch.next.is_empty() {
@@ -347,6 +354,9 @@ impl SliceSolver<'_> {
             std::mem::swap(&mut scratch.queue, &mut scratch.next);
             scratch.next.clear();
             level += 1;
+        }
+        for &p in &scratch.past_limit {
+            cells[p as usize] = with_state(cells[p as usize], NODE_DRAWN);
         }
         self.store_nodes(&parts, 0..n, |node| cells[node])?;
         Ok(n as u64)
@@ -396,8 +406,10 @@ impl SliceSolver<'_> {
         let mut later = Some(seeds(1));
         drop(level_one);
         let limit = self.level_limit();
+        let bound = self.propagation_bound(limit);
+        let mut past_limit = Vec::new();
         let mut level = 0;
-        while !kings_only::past(limit, level + 1) {
+        while !kings_only::past(bound, level + 1) {
             if wave.is_empty() && later.is_none() {
                 break;
             }
@@ -421,10 +433,20 @@ impl SliceSolver<'_> {
             level += 1;
             wave.par_iter()
                 .for_each(|&p| self.store_dtc(&parts, p as usize, level));
+            if kings_only::past(limit, level) {
+                past_limit.extend_from_slice(&wave);
+            }
             if let Some(seeds) = later.take() {
                 wave.extend(seeds);
             }
         }
+        past_limit.par_iter().for_each(|&p| {
+            let cell = &cells[p as usize];
+            cell.store(
+                with_state(cell.load(Ordering::Relaxed), NODE_DRAWN),
+                Ordering::Relaxed,
+            );
+        });
         cells
             .par_chunks(CHUNK)
             .enumerate()
@@ -443,6 +465,13 @@ impl SliceSolver<'_> {
     /// limit where it applies (see [`crate::kings_only`]).
     fn level_limit(&self) -> Option<u32> {
         kings_only::level_limit(self.rule_set, self.class)
+    }
+
+    /// The last level propagated: the limit, or none where DTC bytes are
+    /// kept, which record the nodes settled past it (drawn under the rule)
+    /// with the level they would settle at without it.
+    fn propagation_bound(&self, limit: Option<u32>) -> Option<u32> {
+        kings_only::propagation_bound(limit, self.write.keeps_dtc())
     }
 
     /// Stores the values of nodes `nodes` (node `j`'s cell is `cell(j)`)

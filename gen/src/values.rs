@@ -406,6 +406,15 @@ impl Layer {
         }
     }
 
+    /// Whether its stores keep DTC bytes.
+    pub(crate) fn keeps_dtc(&self) -> bool {
+        match self {
+            Layer::Pair(sides) => sides.iter().any(|s| s.values.has_dtc()),
+            Layer::Group { values, .. } => values.has_dtc(),
+            Layer::Parts(parts) => parts.iter().any(Layer::keeps_dtc),
+        }
+    }
+
     /// The pair's sides, when this layer is a whole pair.
     pub(crate) fn into_sides(self) -> Option<Vec<PackedSide>> {
         match self {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use format::{Header, Material, TableStats};
+use format::{Header, Material, RuleSet, TableStats};
 use probe::table_dir;
 use serde_json::{json, Value};
 
@@ -35,32 +35,49 @@ fn read_header(path: &Path) -> Result<Header, CliError> {
     })
 }
 
-/// The largest DTC of a material's `.dtc` file (its header keeps the
-/// longest win and loss), `None` when the file is not there.
-fn largest_dtc(dir: &Path, m: Material) -> Result<Option<u32>, CliError> {
+/// What a material's `.dtc` file header says of its distances.
+#[derive(Clone, Copy)]
+struct DtcSummary {
+    /// The largest DTC stored (the longest win or loss).
+    largest: u32,
+    /// Positions whose DTC at a fresh 25-move count is above 50 plies,
+    /// where known.
+    above_limit: Option<u64>,
+    /// The largest DTC at a fresh count, those included, where recorded.
+    largest_fresh: Option<u32>,
+}
+
+/// The summary of a material's `.dtc` file, `None` when the file is not
+/// there. Files written before the header recorded the count above 50
+/// still tell it where it must be 0: a largest DTC below 50 plies (the
+/// solver stopped below the rule's limit), or at most 50 under `pure`.
+fn dtc_summary(dir: &Path, m: Material, rule_set: RuleSet) -> Result<Option<DtcSummary>, CliError> {
     let path = format::dtc_path(dir, m);
     if !path.exists() {
         return Ok(None);
     }
-    let h = read_header(&path)?;
-    Ok(Some(
-        h.stats
-            .longest_win
-            .unwrap_or(0)
-            .max(h.stats.longest_loss.unwrap_or(0)),
-    ))
+    let s = read_header(&path)?.stats;
+    let largest = s.longest_win.unwrap_or(0).max(s.longest_loss.unwrap_or(0));
+    let limit = format::KINGS_ONLY_LIMIT;
+    let surely_none = largest < limit || (rule_set == RuleSet::Pure && largest <= limit);
+    Ok(Some(DtcSummary {
+        largest,
+        above_limit: s.dtc_above_limit.or(surely_none.then_some(0)),
+        largest_fresh: s.longest_fresh_dtc.or(surely_none.then_some(largest)),
+    }))
 }
 
-/// The `dtc` object of `dtb info --json`: the largest DTC, and how many
-/// positions have a DTC above 50 plies, where the 25-move rule would change
-/// a freshly reset count (0 when the largest is 50 or less; null when it
-/// is more, as the files do not count them).
-fn dtc_json(largest: Option<u32>) -> Value {
-    match largest {
+/// The `dtc` object of `dtb info --json`: the largest DTC stored, how
+/// many positions have a DTC above 50 plies at a fresh count of the
+/// 25-move rule (under `fmjd` the rule draws them), and the largest DTC at
+/// a fresh count, those included (null where the file does not tell).
+fn dtc_json(dtc: Option<DtcSummary>) -> Value {
+    match dtc {
         None => Value::Null,
-        Some(l) => json!({
-            "largest": l,
-            "above_50": (l <= format::KINGS_ONLY_LIMIT).then_some(0),
+        Some(d) => json!({
+            "largest": d.largest,
+            "above_50": d.above_limit,
+            "largest_at_fresh_count": d.largest_fresh,
         }),
     }
 }
@@ -118,7 +135,7 @@ pub fn run(args: Args) -> CliResult {
         .collect();
     let mut largest = Vec::with_capacity(shown.len());
     for (m, _, _) in &shown {
-        largest.push(largest_dtc(&dir, *m)?);
+        largest.push(dtc_summary(&dir, *m, args.tables.rule_set)?);
     }
     if args.json {
         let out: Vec<Value> = shown
@@ -147,14 +164,15 @@ pub fn run(args: Args) -> CliResult {
         return Ok(());
     }
     crate::outln!(
-        "{:<10} {:>12} {:>10} {:>6}  {:>44}  {:>44}  {:>7}",
+        "{:<10} {:>12} {:>10} {:>6}  {:>44}  {:>44}  {:>7}  {:>10}",
         "material",
         "positions",
         "bytes",
         "bits/pos",
         "white to move w/d/l",
         "black to move w/d/l",
-        "max dtc"
+        "max dtc",
+        "dtc > 50"
     );
     let wdl = |s: Option<TableStats>| match s {
         Some(s) => {
@@ -171,14 +189,17 @@ pub fn run(args: Args) -> CliResult {
         total_pos += h.position_count;
         total_bytes += h.file_length;
         crate::outln!(
-            "{:<10} {:>12} {:>10} {:>6.3}  {:>44}  {:>44}  {:>7}",
+            "{:<10} {:>12} {:>10} {:>6.3}  {:>44}  {:>44}  {:>7}  {:>10}",
             m.to_string(),
             h.position_count,
             h.file_length,
             h.file_length as f64 * 8.0 / h.position_count.max(1) as f64,
             wdl(Some(h.stats)),
             wdl(stats_of(m.mirrored())),
-            dtc.map_or("-".to_string(), |d| d.to_string()),
+            dtc.map_or("-".to_string(), |d| d.largest.to_string()),
+            dtc.map_or("-".to_string(), |d| d
+                .above_limit
+                .map_or("?".to_string(), |n| n.to_string())),
         );
     }
     crate::outln!(
