@@ -49,8 +49,9 @@ pub struct GenOptions {
     /// other; see `format::FLAG_FROM_MIRROR`). `false` keeps every value
     /// stored (a reference for comparisons).
     pub compact_dtc: bool,
-    /// A pair whose largest slice group holds more positions than this
-    /// (both sides to move) is solved in *parts* of groups, each its own
+    /// A pair whose largest slice group weighs more positions than this
+    /// (both sides to move, each men placement weighing 43 more for its
+    /// key: `plan::group_weight`) is solved in *parts* of groups, each its own
     /// unit (see `docs/SLICES.md`, "Groups in parts"): less memory a
     /// unit, many more units, the same tables. `None` (the default):
     /// never.

@@ -108,13 +108,29 @@ pub fn splits_groups(options: &GenOptions, pair: Material) -> bool {
     solved_by_groups(options, pair) && has_group_above(pair, options.split_groups_above)
 }
 
-/// Whether some group of `pair` holds more than `positions` positions.
+/// Whether some group of `pair` weighs more than `positions` positions
+/// (see [`group_weight`]).
 fn has_group_above(pair: Material, positions: Option<u64>) -> bool {
     positions.is_some_and(|most| {
         group_advancements(pair)
             .into_iter()
-            .any(|a| group_positions(pair, a) > most)
+            .any(|a| group_weight(pair, a) > most)
     })
+}
+
+/// Positions whose 3-bit values take the memory of one men placement's
+/// key in a group layer (16 bytes).
+const KEY_WEIGHT: u64 = 43;
+
+/// What the group of `pair` at `advancement` weighs against
+/// `--split-groups-above`: its positions, plus [`KEY_WEIGHT`] for each of
+/// its men placements (both sides to move). Where men are many and kings
+/// few, the keys outweigh the values (`MMM-MMMMM` has one position a
+/// placement), and such groups must split too.
+pub fn group_weight(pair: Material, advancement: u32) -> u64 {
+    let king_placements = MaterialIndex::new(pair).king_placements();
+    let placements = group_positions(pair, advancement) / king_placements;
+    group_positions(pair, advancement) + placements * KEY_WEIGHT
 }
 
 /// The id of the unit that writes `pair`'s tables.
@@ -551,6 +567,34 @@ mod tests {
         in_parts.split_groups_above = Some(0);
         for options in [whole, in_parts] {
             groups_cover_their_pairs_in(&options);
+        }
+    }
+
+    /// A group of men only, whose keys outweigh its values, splits at a
+    /// threshold above its positions but below its weight; a group of
+    /// many king placements a placement weighs little more than its
+    /// positions.
+    #[test]
+    fn keys_weigh_in_the_split() {
+        let men_only: Material = "MM-MMM".parse().unwrap();
+        let a = group_advancements(men_only)[0];
+        let positions = group_positions(men_only, a);
+        let weight = group_weight(men_only, a);
+        assert_eq!(weight, positions * (1 + KEY_WEIGHT));
+        let mut options = GenOptions::new("unused", RuleSet::Fmjd, 5);
+        options.split_groups_above = Some(weight - 1);
+        assert!(splits_groups(&options, men_only));
+        let heaviest = group_advancements(men_only)
+            .into_iter()
+            .map(|a| group_weight(men_only, a))
+            .max()
+            .unwrap();
+        options.split_groups_above = Some(heaviest);
+        assert!(!splits_groups(&options, men_only));
+        let kings: Material = "KKM-KK".parse().unwrap();
+        for a in group_advancements(kings) {
+            let (p, w) = (group_positions(kings, a), group_weight(kings, a));
+            assert!(w > p && w - p < p / 100, "{kings}.a{a}: {p} positions weigh {w}");
         }
     }
 

@@ -106,7 +106,8 @@ pub struct BuildArgs {
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     pub preload_memory: u64,
     /// Solve a pair in parts of its slice groups when its largest group
-    /// holds more positions than this (each part a unit that reads a few
+    /// weighs more positions than this (each men placement weighing 43
+    /// more, for its key; each part a unit that reads a few
     /// parts of the next group: less memory a unit, many more units, the
     /// same tables). Default: never.
     #[arg(long, value_name = "POSITIONS")]
