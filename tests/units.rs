@@ -54,14 +54,16 @@ fn files(dir: &Path, rule_set: RuleSet) -> Vec<(String, Vec<u8>)> {
 }
 
 /// How a unit-loop test uses groups in parts (`--split-groups-above 0`:
-/// every pair with men solved in parts of its groups).
+/// every pair with men solved in parts of its groups, each a unit; a
+/// larger value bins parts up to it).
 #[derive(Clone, Copy, PartialEq)]
 enum Parts {
     /// Not at all.
     No,
-    /// A second in-process build in parts, compared with the first.
+    /// In-process builds in parts (a part a unit, and binned), compared
+    /// with the first.
     InProcess,
-    /// That, and the units of the loop solve in parts too.
+    /// Those, and the units of the loop solve in parts too (binned).
     AlsoUnits,
 }
 
@@ -79,18 +81,23 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, parts
     let mut args = vec!["gen", "--quiet", "--dir", whole_dir];
     args.extend(&common_args);
     ok(dtb(&args));
+    // The units bin parts together: up to three pieces, 359 units
+    // instead of 604 a part each.
     let split_args: &[&str] = if parts == Parts::AlsoUnits {
-        &["--split-groups-above", "0"]
+        &["--split-groups-above", "20000"]
     } else {
         &[]
     };
     if parts != Parts::No {
-        let parts = tempfile::tempdir().unwrap();
-        let mut args = vec!["gen", "--quiet", "--dir", parts.path().to_str().unwrap()];
-        args.extend(&common_args);
-        args.extend(["--split-groups-above", "0"]);
-        ok(dtb(&args));
-        assert_same_files(whole.path(), parts.path(), rule_set);
+        // A part a unit, and parts binned up to a budget.
+        for budget in ["0", "100000"] {
+            let parts = tempfile::tempdir().unwrap();
+            let mut args = vec!["gen", "--quiet", "--dir", parts.path().to_str().unwrap()];
+            args.extend(&common_args);
+            args.extend(["--split-groups-above", budget]);
+            ok(dtb(&args));
+            assert_same_files(whole.path(), parts.path(), rule_set);
+        }
     }
     let mut args = vec!["plan", "--json"];
     args.extend(&common_args);
@@ -161,8 +168,8 @@ fn unit_by_unit_up_to_four_pieces_with_dtc() {
 }
 
 /// Every pair with men solved in parts of its groups, unit by unit and in
-/// process, gives the files of the build in whole groups (three pieces:
-/// 604 units, one process each).
+/// process, gives the files of the build in whole groups (three pieces,
+/// binned: 359 units, one process each).
 #[test]
 fn unit_by_unit_in_parts_up_to_three_pieces_with_dtc() {
     unit_loop_matches_in_process(RuleSet::Fmjd, 3, true, Parts::AlsoUnits);

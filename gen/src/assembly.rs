@@ -58,9 +58,12 @@ pub(crate) fn assemble(
     remove_group_files(&dir, pair)
 }
 
-/// A group's file: its advancement, and its part if the pair is solved
-/// in parts.
+/// A group's file: its advancement, and the first part of its bin if the
+/// pair is solved in parts.
 type FileOf = (u32, Option<u32>);
+
+/// The bins of each group of a pair solved in parts, by advancement.
+type Bins = BTreeMap<u32, std::sync::Arc<crate::plan::GroupBins>>;
 
 /// The group files of a pair, and what its assembly expects of them.
 struct GroupFiles<'a> {
@@ -68,8 +71,9 @@ struct GroupFiles<'a> {
     unit: &'a str,
     pair: Material,
     indexes: Vec<MaterialIndex>,
-    /// Whether the pair is solved in parts of groups.
-    in_parts: bool,
+    /// The bins of each group (by advancement), if the pair is solved in
+    /// parts of groups.
+    bins: Option<Bins>,
     /// Per file: the placements of each side it holds, and the count and
     /// CRC-32 of all of them.
     expected: BTreeMap<FileOf, ExpectedPlacements>,
@@ -87,11 +91,16 @@ impl<'a> GroupFiles<'a> {
     /// sides, in key order, hashed into its group's CRC-32.
     fn new(options: &'a GenOptions, unit: &'a str, pair: Material) -> Result<Self, GenError> {
         let indexes = pair_indexes(pair);
-        let in_parts = crate::plan::splits_groups(options, pair);
+        let bins = crate::plan::splits_groups(options, pair).then(|| {
+            crate::groups::group_advancements(pair)
+                .into_iter()
+                .map(|a| (a, crate::plan::group_bins(options, &indexes, a)))
+                .collect::<Bins>()
+        });
         let mut found: BTreeMap<FileOf, (KeysCrc, Vec<u64>)> = BTreeMap::new();
         for (side, index) in indexes.iter().enumerate() {
             for men in 0..index.men_placements() {
-                let file = file_of(&indexes, in_parts, side, men);
+                let file = file_of(&indexes, bins.as_ref(), side, men)?;
                 let (crc, per_side) = found
                     .entry(file)
                     .or_insert_with(|| (KeysCrc::default(), vec![0; indexes.len()]));
@@ -116,7 +125,7 @@ impl<'a> GroupFiles<'a> {
             unit,
             pair,
             indexes,
-            in_parts,
+            bins,
             expected,
         })
     }
@@ -176,7 +185,7 @@ impl<'a> GroupFiles<'a> {
             while pos < end {
                 let (men, from) = (pos / kings, pos % kings);
                 let n = (kings - from).min(end - pos);
-                let file = file_of(&self.indexes, self.in_parts, k, men);
+                let file = file_of(&self.indexes, self.bins.as_ref(), k, men)?;
                 let stream = streams
                     .get_mut(&file)
                     .ok_or_else(|| GenError::Internal(format!("no group file {file:?}")))?;
@@ -198,11 +207,23 @@ impl<'a> GroupFiles<'a> {
 }
 
 /// The file that holds men placement `men` of side `side` of the pair
-/// whose sides have the indexes `indexes`: its group's, or with
-/// `in_parts` its part's.
-fn file_of(indexes: &[MaterialIndex], in_parts: bool, side: usize, men: u64) -> FileOf {
+/// whose sides have the indexes `indexes`: its group's, or with `bins`
+/// (those of each group of a pair solved in parts) its bin's.
+fn file_of(
+    indexes: &[MaterialIndex],
+    bins: Option<&Bins>,
+    side: usize,
+    men: u64,
+) -> Result<FileOf, GenError> {
     let index = &indexes[side];
     let [white_men, _, black_men, _] = index.unrank_masks(men * index.king_placements());
-    let part = in_parts.then(|| part_of_placement(indexes, side, men));
-    (advancement_of(white_men, black_men), part)
+    let advancement = advancement_of(white_men, black_men);
+    let Some(bins) = bins else {
+        return Ok((advancement, None));
+    };
+    let part = part_of_placement(indexes, side, men);
+    bins.get(&advancement)
+        .and_then(|b| b.holding(part))
+        .map(|bin| (advancement, Some(bin.first)))
+        .ok_or_else(|| GenError::Internal(format!("placement {men} of side {side} is in no bin")))
 }

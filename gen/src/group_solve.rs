@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::captures::ChildTables;
 use crate::error::GenError;
-use crate::groups::{group_advancements, group_keys, group_slices, Slice};
+use crate::groups::{group_advancements, group_keys, group_slices, Bin, Slice};
 use crate::progress::Progress;
 use crate::slice_solver::{SliceScratch, SliceSolver};
 use crate::values::{Layer, PackedSide, PackedValues, PlacementKeys};
@@ -171,14 +171,14 @@ pub(crate) fn pair_indexes(material: Material) -> Vec<MaterialIndex> {
 }
 
 /// The keys of the group of advancement `advancement` of `material`'s
-/// pair, or of its part `part` (as [`crate::groups::group_keys`] gives
-/// them).
+/// pair, or of its parts in bin `bin` (as [`crate::groups::group_keys`]
+/// gives them).
 pub(crate) fn placements_of_group(
     material: Material,
     advancement: u32,
-    part: Option<u32>,
+    bin: Option<Bin>,
 ) -> PlacementKeys {
-    group_keys(&pair_indexes(material), advancement, part)
+    group_keys(&pair_indexes(material), advancement, bin)
 }
 
 /// One slice group of a pair, solved: its layer (values of its men
@@ -206,15 +206,16 @@ pub(crate) enum GroupTarget<'a> {
 }
 
 /// Which slices of a pair a group solve takes: the group of advancement
-/// `advancement`, or only its part `part`.
+/// `advancement`, or only the parts of it in bin `bin`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GroupOf {
     /// Side 0 of the pair.
     pub(crate) material: Material,
     /// Rows the men have walked.
     pub(crate) advancement: u32,
-    /// The part of the group (see [`crate::groups::part_of_men`]).
-    pub(crate) part: Option<u32>,
+    /// The parts of the group it takes, in a pair solved in parts (see
+    /// [`crate::groups::part_of_men`]).
+    pub(crate) bin: Option<Bin>,
 }
 
 /// Solves `group` into `target`; returns its values as a group layer
@@ -230,10 +231,10 @@ pub(crate) fn solve_group(
     let GroupOf {
         material,
         advancement,
-        part,
+        bin,
     } = group;
     let indexes = pair_indexes(material);
-    let keys = group_keys(&indexes, advancement, part);
+    let keys = group_keys(&indexes, advancement, bin);
     let king_placements = indexes[0].king_placements();
     let values = PackedValues::new(keys.len() as u64 * king_placements, with_dtc)?;
     let layer = Layer::Group {
@@ -349,7 +350,7 @@ impl SliceGroup {
             let group = GroupOf {
                 material,
                 advancement: earlier,
-                part: None,
+                bin: None,
             };
             read = solve_group(&tb, rule_set, group, target, false, &hidden)?.layer;
         }
@@ -373,7 +374,7 @@ impl SliceGroup {
         let group = GroupOf {
             material: self.material,
             advancement: self.advancement,
-            part: None,
+            bin: None,
         };
         let solved = solve_group(
             &self.tb,

@@ -174,16 +174,16 @@ pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<S
 /// The men placements of the group of advancement `advancement` (see
 /// [`group_slices`]), both sides', sorted: its keys, packed (see
 /// [`PlacementKeys`]), without listing its slices (8 bytes a placement
-/// instead of 48: the groups of `MMM-MMMM` have 186 M). With `part`,
-/// only the placements of the slices of that part (see [`part_of_slice`]).
+/// instead of 48: the groups of `MMM-MMMM` have 186 M). With `bin`, only
+/// the placements of the slices of its parts (see [`part_of_slice`]).
 pub(crate) fn group_keys(
     indexes: &[MaterialIndex],
     advancement: u32,
-    part: Option<u32>,
+    bin: Option<Bin>,
 ) -> PlacementKeys {
     let two_sides = indexes.len() == 2;
     let mut keys: Vec<u64> = each_slice_of_group(indexes, advancement, |slice, out| {
-        if part.is_some_and(|p| p != part_of_slice(indexes, &slice)) {
+        if bin.is_some_and(|b| !b.contains(part_of_slice(indexes, &slice))) {
             return;
         }
         out.push(PlacementKeys::pack((0, slice.men)));
@@ -254,20 +254,28 @@ pub(crate) fn part_sizes(
     indexes: &[MaterialIndex],
     advancement: u32,
 ) -> std::collections::BTreeMap<u32, u64> {
+    type Sizes = std::collections::BTreeMap<u32, u64>;
     let two_sides = indexes.len() == 2;
-    let parts: Vec<(u32, u64)> = each_slice_of_group(indexes, advancement, |slice, out| {
-        let keys = if two_sides || slice.mirror_men != slice.men {
-            2
-        } else {
-            1
-        };
-        out.push((part_of_slice(indexes, &slice), keys));
-    });
-    let mut sizes = std::collections::BTreeMap::new();
-    for (part, keys) in parts {
-        *sizes.entry(part).or_insert(0) += keys;
-    }
-    sizes
+    // Counted as the slices come (a group of men only has a slice for
+    // each of its placements: 1.35 G in `MMM-MMMMM`).
+    fold_slices_of_group(
+        indexes,
+        advancement,
+        |sizes: &mut Sizes, slice| {
+            let keys = if two_sides || slice.mirror_men != slice.men {
+                2
+            } else {
+                1
+            };
+            *sizes.entry(part_of_slice(indexes, &slice)).or_insert(0) += keys;
+        },
+        |mut a, b| {
+            for (part, keys) in b {
+                *a.entry(part).or_insert(0) += keys;
+            }
+            a
+        },
+    )
 }
 
 /// The parts of the group one advancement further that a man step from a
@@ -306,6 +314,101 @@ pub(crate) fn parts_read(part: u32, advancement: u32, symmetric: bool) -> Vec<u3
         }
     }
     out.sort_unstable();
+    out
+}
+
+/// Positions whose 3-bit values take the memory of one men placement's
+/// key in a group layer (16 bytes).
+pub(crate) const KEY_WEIGHT: u64 = 43;
+
+/// What `keys` men placements of `king_placements` positions each weigh
+/// against `--split-groups-above`: their positions, and [`KEY_WEIGHT`]
+/// for each key. Where men are many and kings few, the keys outweigh the
+/// values (`MMM-MMMMM` has one position a placement).
+pub(crate) fn weight(keys: u64, king_placements: u64) -> u64 {
+    keys.saturating_mul(king_placements + KEY_WEIGHT)
+}
+
+/// Parts of a group in parts (see [`part_of_men`]) solved as one unit:
+/// those whose keys lie in `first..end`. A group's parts are *binned* in
+/// key order up to the split threshold ([`bins_of`]), so that it is cut
+/// into only as many units as its weight needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bin {
+    /// The first part (a part key); names the bin in ids and files.
+    pub(crate) first: u32,
+    /// The part after the last (the next bin's first; `u32::MAX` for the
+    /// last bin).
+    pub(crate) end: u32,
+}
+
+impl Bin {
+    /// Whether part `part` is in the bin.
+    pub(crate) fn contains(self, part: u32) -> bool {
+        (self.first..self.end).contains(&part)
+    }
+}
+
+/// The bins of a group whose parts hold `sizes` keys (as [`part_sizes`]
+/// gives them), with their keys: consecutive parts in key order, each bin
+/// as many as keep its [`weight`] at most `budget` (at least one part).
+pub(crate) fn bins_of(
+    sizes: &std::collections::BTreeMap<u32, u64>,
+    king_placements: u64,
+    budget: u64,
+) -> Vec<(Bin, u64)> {
+    let mut bins = Vec::new();
+    let mut open: Option<(u32, u64)> = None;
+    for (&part, &keys) in sizes {
+        open = match open {
+            Some((first, held)) if weight(held + keys, king_placements) <= budget => {
+                Some((first, held + keys))
+            }
+            Some((first, held)) => {
+                bins.push((Bin { first, end: part }, held));
+                Some((part, keys))
+            }
+            None => Some((part, keys)),
+        };
+    }
+    if let Some((first, held)) = open {
+        let end = u32::MAX;
+        bins.push((Bin { first, end }, held));
+    }
+    bins
+}
+
+/// The bin of `bins` (as [`bins_of`] gives them) that holds part `part`.
+pub(crate) fn bin_of(bins: &[(Bin, u64)], part: u32) -> Option<Bin> {
+    let after = bins.partition_point(|(b, _)| b.first <= part);
+    after
+        .checked_sub(1)
+        .map(|i| bins[i].0)
+        .filter(|b| b.contains(part))
+}
+
+/// The bins of the group one advancement further (`next`, whose parts
+/// hold `next_sizes` keys) that bin `bin` of group `advancement` (whose
+/// parts hold `sizes` keys) reads: those holding a part that a part of
+/// `bin` reads ([`parts_read`]) and that has placements; in key order.
+pub(crate) fn bins_read(
+    (sizes, bin): (&std::collections::BTreeMap<u32, u64>, Bin),
+    advancement: u32,
+    symmetric: bool,
+    (next_sizes, next): (&std::collections::BTreeMap<u32, u64>, &[(Bin, u64)]),
+) -> Vec<Bin> {
+    let mut out: Vec<Bin> = Vec::new();
+    for &part in sizes.range(bin.first..bin.end).map(|(p, _)| p) {
+        for read in parts_read(part, advancement, symmetric) {
+            if !next_sizes.contains_key(&read) {
+                continue;
+            }
+            if let Some(b) = bin_of(next, read).filter(|b| !out.contains(b)) {
+                out.push(b);
+            }
+        }
+    }
+    out.sort_unstable_by_key(|b| b.first);
     out
 }
 
@@ -357,11 +460,29 @@ fn each_slice_of_group<T: Send>(
     advancement: u32,
     each: impl Fn(Slice, &mut Vec<T>) + Sync,
 ) -> Vec<T> {
+    fold_slices_of_group(
+        indexes,
+        advancement,
+        |out: &mut Vec<T>, slice| each(slice, out),
+        |mut a, mut b| {
+            a.append(&mut b);
+            a
+        },
+    )
+}
+
+/// Folds every slice of the group of advancement `advancement` into
+/// accumulators made by `A::default()` (`fold`, in parallel, in no
+/// order), then merges them (`merge`).
+fn fold_slices_of_group<A: Send + Default>(
+    indexes: &[MaterialIndex],
+    advancement: u32,
+    fold: impl Fn(&mut A, Slice) + Sync,
+    merge: impl Fn(A, A) -> A + Sync + Send,
+) -> A {
     let material = indexes[0].material();
     let white = men_sets_by_walk(u32::from(material.white_men), true);
     let black = men_sets_by_walk(u32::from(material.black_men), false);
-    // Every (White set, Black set) pair of the right walks, in parallel
-    // over the White sets.
     let white_sets: Vec<(usize, u64)> = white
         .iter()
         .enumerate()
@@ -369,22 +490,19 @@ fn each_slice_of_group<T: Send>(
         .flat_map(|(s, sets)| sets.iter().map(move |&wm| (s, wm)))
         .collect();
     white_sets
-        .par_chunks(64)
-        .flat_map_iter(|chunk| {
-            let mut out = Vec::new();
-            for &(s, wm) in chunk {
-                let black_sets = black
-                    .get(advancement as usize - s)
-                    .map_or(&[][..], Vec::as_slice);
-                for &bm in black_sets.iter().filter(|&&bm| bm & wm == 0) {
-                    if let Some(slice) = slice_of_men(indexes, wm, bm, advancement) {
-                        each(slice, &mut out);
-                    }
+        .par_iter()
+        .fold(A::default, |mut acc, &(s, wm)| {
+            let black_sets = black
+                .get(advancement as usize - s)
+                .map_or(&[][..], Vec::as_slice);
+            for &bm in black_sets.iter().filter(|&&bm| bm & wm == 0) {
+                if let Some(slice) = slice_of_men(indexes, wm, bm, advancement) {
+                    fold(&mut acc, slice);
                 }
             }
-            out
+            acc
         })
-        .collect()
+        .reduce(A::default, merge)
 }
 
 #[cfg(test)]
@@ -517,7 +635,19 @@ mod tests {
                 parts_seen += sizes.len();
                 let part_keys: std::collections::BTreeMap<u32, PlacementKeys> = sizes
                     .keys()
-                    .map(|&p| (p, group_keys(&indexes, a, Some(p))))
+                    .map(|&p| {
+                        (
+                            p,
+                            group_keys(
+                                &indexes,
+                                a,
+                                Some(Bin {
+                                    first: p,
+                                    end: p + 1,
+                                }),
+                            ),
+                        )
+                    })
                     .collect();
                 let keys: usize = sizes.values().sum::<u64>() as usize;
                 assert_eq!(keys, group_keys(&indexes, a, None).len(), "{name} a{a}");
@@ -552,6 +682,59 @@ mod tests {
                 }
             }
             assert!(parts_seen > group_advancements(m).len(), "{name}: no split");
+        }
+    }
+
+    /// Parts binned several to a unit: the bins cover each group's keys
+    /// in order, none heavier than the budget unless it holds one part,
+    /// and every man step from a bin lands in a bin it reads.
+    #[test]
+    fn a_man_step_leads_only_into_the_bins_read() {
+        for (name, budget) in [
+            ("KM-MM", 2_000_000),
+            ("MM-MM", 60_000),
+            ("KMM-KM", 20_000_000),
+        ] {
+            let m: Material = name.parse().unwrap();
+            let mut indexes = vec![MaterialIndex::new(m)];
+            if !m.is_symmetric() {
+                indexes.push(MaterialIndex::new(m.mirrored()));
+            }
+            let kings = indexes[0].king_placements();
+            let symmetric = indexes.len() == 1;
+            let bins_of_group = |a| {
+                let sizes = part_sizes(&indexes, a);
+                let bins = bins_of(&sizes, kings, budget);
+                (sizes, bins)
+            };
+            let mut several = false;
+            for a in group_advancements(m) {
+                let (sizes, bins) = bins_of_group(a);
+                let total: u64 = bins.iter().map(|b| b.1).sum();
+                assert_eq!(total, sizes.values().sum::<u64>(), "{name} a{a}");
+                for pair in bins.windows(2) {
+                    assert_eq!(pair[0].0.end, pair[1].0.first, "{name} a{a}");
+                }
+                for &(bin, keys) in &bins {
+                    let parts = sizes.range(bin.first..bin.end).count();
+                    several |= parts > 1;
+                    assert!(parts == 1 || weight(keys, kings) <= budget, "{name} a{a}");
+                }
+                let (next_sizes, next_bins) = bins_of_group(a + 1);
+                for slice in group_slices(&indexes, a) {
+                    let bin = bin_of(&bins, part_of_slice(&indexes, &slice)).unwrap();
+                    let read = bins_read((&sizes, bin), a, symmetric, (&next_sizes, &next_bins));
+                    let (wm, bm) = (slice.white_men, slice.black_men);
+                    let black = white_steps(dense::flip(bm), dense::flip(wm))
+                        .into_iter()
+                        .map(|(b, w)| (dense::flip(w), dense::flip(b)));
+                    for (w, b) in white_steps(wm, bm).into_iter().chain(black) {
+                        let next = bin_of(&next_bins, part_of_physical(&indexes, w, b));
+                        assert!(next.is_some_and(|n| read.contains(&n)), "{name} a{a}");
+                    }
+                }
+            }
+            assert!(several, "{name}: no bin holds two parts at {budget}");
         }
     }
 

@@ -16,12 +16,14 @@
 //! `<pair>.tables` and `manifest`, where `<pair>` is the pair's first
 //! material in build order.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use format::{value_kind, Material, MaterialIndex, RuleSet};
 
 use crate::error::GenError;
-use crate::groups::{group_advancements, placements_by_advancement};
+use crate::groups::{group_advancements, placements_by_advancement, Bin};
 use crate::options::GenOptions;
 use crate::values::PackedValues;
 
@@ -118,19 +120,14 @@ fn has_group_above(pair: Material, positions: Option<u64>) -> bool {
     })
 }
 
-/// Positions whose 3-bit values take the memory of one men placement's
-/// key in a group layer (16 bytes).
-const KEY_WEIGHT: u64 = 43;
-
 /// What the group of `pair` at `advancement` weighs against
-/// `--split-groups-above`: its positions, plus [`KEY_WEIGHT`] for each of
-/// its men placements (both sides to move). Where men are many and kings
-/// few, the keys outweigh the values (`MMM-MMMMM` has one position a
-/// placement), and such groups must split too.
+/// `--split-groups-above` (see [`crate::groups::weight`]): its positions,
+/// plus 43 for each of its men placements (both sides to move), for their
+/// keys.
 pub fn group_weight(pair: Material, advancement: u32) -> u64 {
     let king_placements = MaterialIndex::new(pair).king_placements();
     let placements = group_positions(pair, advancement) / king_placements;
-    group_positions(pair, advancement) + placements * KEY_WEIGHT
+    crate::groups::weight(placements, king_placements)
 }
 
 /// The id of the unit that writes `pair`'s tables.
@@ -217,7 +214,7 @@ pub fn plan(options: &GenOptions) -> Vec<Unit> {
             });
         } else {
             let groups = if splits_groups(options, pair) {
-                part_units(pair, &needs, &memory)
+                part_units(options, pair, &needs, &memory)
             } else {
                 group_units(pair, &needs, &memory)
             };
@@ -276,58 +273,121 @@ fn group_units(pair: Material, needs: &[String], memory: &MemoryModel) -> Vec<Un
     units
 }
 
-/// The parts of `pair`'s groups as units, most advanced group first; each
-/// needs `needs` and the parts of the next group it reads.
-fn part_units(pair: Material, needs: &[String], memory: &MemoryModel) -> Vec<Unit> {
+/// The parts of `pair`'s groups, binned (see [`crate::groups::Bin`]), as
+/// units, most advanced group first; each needs `needs` and the bins of
+/// the next group it reads.
+fn part_units(
+    options: &GenOptions,
+    pair: Material,
+    needs: &[String],
+    memory: &MemoryModel,
+) -> Vec<Unit> {
     let indexes = crate::group_solve::pair_indexes(pair);
     let kings = indexes[0].king_placements();
     let mut units = Vec::new();
-    let mut next: Option<(u32, std::collections::BTreeMap<u32, u64>)> = None;
+    let mut next: Option<(u32, Arc<GroupBins>)> = None;
     for a in group_advancements(pair) {
-        let sizes = crate::groups::part_sizes(&indexes, a);
+        let own = group_bins(options, &indexes, a);
         let reads = next.as_ref().filter(|(n, _)| *n == a + 1);
-        for (&part, &keys) in &sizes {
-            let mut part_needs = needs.to_vec();
+        for &(bin, keys) in &own.bins {
+            let mut bin_needs = needs.to_vec();
             let mut read = 0;
-            if let Some((r, read_sizes)) = reads {
-                for p in read_parts(pair, a, part, read_sizes) {
-                    part_needs.push(group_id(pair, *r, Some(p)));
-                    read += read_sizes[&p] * kings;
+            if let Some((r, next)) = reads {
+                for b in own.bins_read(bin, a, pair.is_symmetric(), next) {
+                    bin_needs.push(group_id(pair, *r, Some(b.first)));
+                    read += next.keys_of(b) * kings;
                 }
             }
             let own = keys * kings;
             units.push(Unit {
-                id: group_id(pair, a, Some(part)),
+                id: group_id(pair, a, Some(bin.first)),
                 kind: UnitKind::Group {
                     advancement: a,
-                    part: Some(part),
+                    part: Some(bin.first),
                     reads: reads.map(|(r, _)| *r),
                 },
                 material: Some(pair),
-                needs: part_needs,
-                writes: vec![group_file(pair, a, Some(part))],
+                needs: bin_needs,
+                writes: vec![group_file(pair, a, Some(bin.first))],
                 positions: own,
                 memory_bytes: memory.group(pair, own, read),
             });
         }
-        next = Some((a, sizes));
+        next = Some((a, own));
     }
     units
 }
 
-/// The parts of group `advancement + 1` of `pair` that part `part` of
-/// group `advancement` reads: those its man steps can lead to that have
-/// placements (`next` holds the next group's parts).
-pub(crate) fn read_parts(
-    pair: Material,
+/// The parts of one group of a pair solved in parts: the keys of each
+/// part, and its bins with their keys.
+pub(crate) struct GroupBins {
+    /// Keys (men placements, both sides) of each part.
+    pub(crate) sizes: std::collections::BTreeMap<u32, u64>,
+    /// The bins, in key order, with their keys.
+    pub(crate) bins: Vec<(Bin, u64)>,
+}
+
+impl GroupBins {
+    /// The bin named by its first part `first`, if there is one.
+    pub(crate) fn named(&self, first: u32) -> Option<Bin> {
+        crate::groups::bin_of(&self.bins, first).filter(|b| b.first == first)
+    }
+
+    /// The bin that holds part `part`, if any.
+    pub(crate) fn holding(&self, part: u32) -> Option<Bin> {
+        crate::groups::bin_of(&self.bins, part)
+    }
+
+    /// The keys of bin `bin`.
+    fn keys_of(&self, bin: Bin) -> u64 {
+        self.sizes.range(bin.first..bin.end).map(|(_, k)| k).sum()
+    }
+
+    /// The bins of `next` (the group one advancement further) that bin
+    /// `bin` of this group (of advancement `advancement`) reads.
+    pub(crate) fn bins_read(
+        &self,
+        bin: Bin,
+        advancement: u32,
+        symmetric: bool,
+        next: &GroupBins,
+    ) -> Vec<Bin> {
+        crate::groups::bins_read(
+            (&self.sizes, bin),
+            advancement,
+            symmetric,
+            (&next.sizes, &next.bins),
+        )
+    }
+}
+
+/// The parts of group `advancement` of the pair whose sides have the
+/// indexes `indexes`, binned up to `options.split_groups_above`.
+///
+/// Finding them walks every slice of the group, and every bin of it (a
+/// unit) needs them, with those of the next group: a process keeps them
+/// (a few thousand parts a group at most), so that an in-process build
+/// walks each group once, not once a bin.
+pub(crate) fn group_bins(
+    options: &GenOptions,
+    indexes: &[MaterialIndex],
     advancement: u32,
-    part: u32,
-    next: &std::collections::BTreeMap<u32, u64>,
-) -> Vec<u32> {
-    crate::groups::parts_read(part, advancement, pair.is_symmetric())
-        .into_iter()
-        .filter(|p| next.contains_key(p))
-        .collect()
+) -> Arc<GroupBins> {
+    type Key = (Material, u32, u64);
+    static KEPT: OnceLock<Mutex<HashMap<Key, Arc<GroupBins>>>> = OnceLock::new();
+    let budget = options.split_groups_above.unwrap_or(0);
+    let key = (indexes[0].material(), advancement, budget);
+    let kept = KEPT.get_or_init(Mutex::default);
+    if let Some(found) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Arc::clone(found);
+    }
+    let sizes = crate::groups::part_sizes(indexes, advancement);
+    let bins = crate::groups::bins_of(&sizes, indexes[0].king_placements(), budget);
+    let found = Arc::new(GroupBins { sizes, bins });
+    kept.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, Arc::clone(&found));
+    found
 }
 
 /// The unit `id` of the build `options` describes (see the module's ids).
@@ -565,7 +625,9 @@ mod tests {
         let whole = GenOptions::new("unused", RuleSet::Fmjd, 4);
         let mut in_parts = whole.clone();
         in_parts.split_groups_above = Some(0);
-        for options in [whole, in_parts] {
+        let mut binned = whole.clone();
+        binned.split_groups_above = Some(1_000_000);
+        for options in [whole, in_parts, binned] {
             groups_cover_their_pairs_in(&options);
         }
     }
@@ -580,7 +642,7 @@ mod tests {
         let a = group_advancements(men_only)[0];
         let positions = group_positions(men_only, a);
         let weight = group_weight(men_only, a);
-        assert_eq!(weight, positions * (1 + KEY_WEIGHT));
+        assert_eq!(weight, positions * (1 + crate::groups::KEY_WEIGHT));
         let mut options = GenOptions::new("unused", RuleSet::Fmjd, 5);
         options.split_groups_above = Some(weight - 1);
         assert!(splits_groups(&options, men_only));
@@ -594,7 +656,10 @@ mod tests {
         let kings: Material = "KKM-KK".parse().unwrap();
         for a in group_advancements(kings) {
             let (p, w) = (group_positions(kings, a), group_weight(kings, a));
-            assert!(w > p && w - p < p / 100, "{kings}.a{a}: {p} positions weigh {w}");
+            assert!(
+                w > p && w - p < p / 100,
+                "{kings}.a{a}: {p} positions weigh {w}"
+            );
         }
     }
 

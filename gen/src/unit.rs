@@ -17,12 +17,13 @@ use probe::Tablebase;
 use crate::assembly;
 use crate::error::GenError;
 use crate::group_solve::{self, GroupTarget, SolvedGroup};
+use crate::groups::Bin;
 use crate::options::GenOptions;
 use crate::plan;
 use crate::plan::{exits_of_pair, group_file, pair_materials, tables_id, Unit, UnitKind};
 use crate::progress::Progress;
 use crate::unit_output::{self, ExpectedGroup, GroupId};
-use crate::values::Layer;
+use crate::values::{Layer, PlacementKeys};
 use crate::{counted_solver, files_are_valid, manifest, BuiltTable};
 
 /// What one process keeps from unit to unit.
@@ -160,10 +161,39 @@ fn read_group(
     let path = rule_dir(options).join(group_file(pair, advancement, part));
     let expected = ExpectedGroup {
         id,
-        keys: || group_solve::placements_of_group(pair, advancement, part),
+        // Worked out only for a file that is there; a part that starts
+        // no bin has no placements.
+        keys: || match bin_named(options, pair, advancement, part) {
+            Ok(bin) => group_solve::placements_of_group(pair, advancement, bin),
+            Err(_) => PlacementKeys::default(),
+        },
         king_placements: MaterialIndex::new(pair).king_placements(),
     };
     unit_output::read_group(&path, expected, options.dtc)
+}
+
+/// The bin of group `advancement` of `pair` whose first part is `part`
+/// (`None` for a whole group).
+fn bin_named(
+    options: &GenOptions,
+    pair: Material,
+    advancement: u32,
+    part: Option<u32>,
+) -> Result<Option<Bin>, GenError> {
+    let Some(first) = part else {
+        return Ok(None);
+    };
+    let indexes = group_solve::pair_indexes(pair);
+    plan::group_bins(options, &indexes, advancement)
+        .named(first)
+        .map(Some)
+        .ok_or_else(|| {
+            GenError::BadOptions(format!(
+                "{pair}: group {advancement} has no part {} starting a bin at this \
+                 --split-groups-above",
+                crate::groups::part_name(first)
+            ))
+        })
 }
 
 /// Reads the output of group `advancement` of `pair` (of its part
@@ -294,7 +324,8 @@ struct GroupWork<'a> {
     unit: &'a str,
     pair: Material,
     advancement: u32,
-    /// The part of the group, in a pair solved in parts.
+    /// The first part of the bin of the group it solves, in a pair
+    /// solved in parts.
     part: Option<u32>,
     /// The advancement of the group one man step further, if any.
     reads: Option<u32>,
@@ -309,16 +340,24 @@ impl GroupWork<'_> {
             return Ok(None);
         };
         let read = |part| read_group_input(self.options, self.unit, self.pair, (r, part));
-        let Some(part) = self.part else {
+        let Some(bin) = self.bin()? else {
             return read(None).map(Some);
         };
         let indexes = group_solve::pair_indexes(self.pair);
-        let next = crate::groups::part_sizes(&indexes, r);
-        let parts = plan::read_parts(self.pair, self.advancement, part, &next)
+        let own = plan::group_bins(self.options, &indexes, self.advancement);
+        let next = plan::group_bins(self.options, &indexes, r);
+        let symmetric = self.pair.is_symmetric();
+        let parts = own
+            .bins_read(bin, self.advancement, symmetric, &next)
             .into_iter()
-            .map(|p| read(Some(p)))
+            .map(|b| read(Some(b.first)))
             .collect::<Result<Vec<Layer>, GenError>>()?;
         Ok(Some(Layer::Parts(parts)))
+    }
+
+    /// The parts of the group this unit solves (`None`: all of it).
+    fn bin(&self) -> Result<Option<Bin>, GenError> {
+        bin_named(self.options, self.pair, self.advancement, self.part)
     }
 
     /// Solves the group into `target` with the session's reader.
@@ -333,7 +372,7 @@ impl GroupWork<'_> {
         let group = group_solve::GroupOf {
             material: self.pair,
             advancement: self.advancement,
-            part: self.part,
+            bin: self.bin()?,
         };
         group_solve::solve_group(tb, o.rule_set, group, target, o.dtc, progress)
     }
