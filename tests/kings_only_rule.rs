@@ -459,13 +459,32 @@ fn a_material_without_men_solves_alike_with_and_without_dtc_under_the_rule() {
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     build(dirs[0].path(), RuleSet::Fmjd, &["KK-KK"], Some(2), false);
     build(dirs[1].path(), RuleSet::Fmjd, &["KK-KK"], Some(2), true);
-    build(dirs[2].path(), RuleSet::Fmjd, &["KK-KK"], None, false);
+    build(dirs[2].path(), RuleSet::Fmjd, &["KK-KK"], None, true);
     let table = |d: usize| std::fs::read(dirs[d].path().join("fmjd/KK-KK.dtb")).unwrap();
     assert!(table(0) == table(1), "KK-KK differs with and without DTC");
     assert!(
         table(0) != table(2),
         "a limit of 2 plies changed nothing in KK-KK"
     );
+    // Its exits (counted endings) do not change with the limit, so the
+    // positions the rule draws are those decided at the real limit and
+    // drawn at 2 plies, and the largest DTC at a fresh count is the real
+    // largest DTC: what the DTC file's header, found past the limit by
+    // the solver for materials without men, must say.
+    let stats = |d: usize, file: &str| {
+        format::read_header(&dirs[d].path().join("fmjd").join(file))
+            .unwrap()
+            .stats
+    };
+    let (limited, real) = (stats(1, "KK-KK.dtb"), stats(2, "KK-KK.dtb"));
+    let drawn = (real.win + real.loss) - (limited.win + limited.loss);
+    let real_dtc = stats(2, "KK-KK.dtc");
+    let real_longest = real_dtc.longest_win.max(real_dtc.longest_loss);
+    let counted = stats(1, "KK-KK.dtc");
+    assert!(drawn > 0);
+    assert_eq!(counted.dtc_above_limit, Some(drawn));
+    assert_eq!(counted.longest_fresh_dtc, real_longest);
+    assert_eq!(real_dtc.dtc_above_limit, Some(0));
 }
 
 /// Four pieces: two kings against two (reaching only the counted
