@@ -681,6 +681,9 @@ fn the_command_line_and_the_explorer_apply_the_25_move_rule() {
             .as_u64()
             .expect("every table has DTC");
         assert!(largest <= 50 && table["dtc"]["above_50"] == 0, "{table}");
+        // Built by this code: the header records the count, and with none
+        // above 50 the largest at a fresh count is the largest stored.
+        assert_eq!(table["dtc"]["largest_at_fresh_count"], largest, "{table}");
     }
     let (status, _) = serve_support::get(
         server.addr,
