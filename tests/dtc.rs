@@ -214,10 +214,18 @@ fn dtc_agrees_with_a_forward_fixed_point_up_to_three_pieces() {
     }
 }
 
+/// All three pairs under `fmjd`; under the other rule sets only the
+/// counted ending, where they differ from it (elsewhere the same solve
+/// runs, and CI time is short).
 #[test]
 fn dtc_agrees_with_a_forward_fixed_point_on_four_piece_pairs() {
     for rule_set in RuleSet::ALL {
-        check_materials(rule_set, &FOUR_PIECES);
+        let pairs = if rule_set == RuleSet::Fmjd {
+            &FOUR_PIECES[..]
+        } else {
+            &FOUR_PIECES[..1]
+        };
+        check_materials(rule_set, pairs);
     }
 }
 

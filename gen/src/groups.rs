@@ -249,33 +249,100 @@ pub(crate) fn part_of_placement(indexes: &[MaterialIndex], side: usize, men: u64
     }
 }
 
-/// The placements (keys, both sides) of each part of group `advancement`.
+/// The placements (keys, both sides) of each part of group `advancement`,
+/// counted from the rows the men stand on (see [`men_by_part`]) without
+/// walking the placements: in a pair of two materials each side-0
+/// placement and its mirror are two keys of one part; in a symmetric pair
+/// a placement and its colour flip share the smaller of their two parts.
 pub(crate) fn part_sizes(
     indexes: &[MaterialIndex],
     advancement: u32,
 ) -> std::collections::BTreeMap<u32, u64> {
-    type Sizes = std::collections::BTreeMap<u32, u64>;
-    let two_sides = indexes.len() == 2;
-    // Counted as the slices come (a group of men only has a slice for
-    // each of its placements: 1.35 G in `MMM-MMMMM`).
-    fold_slices_of_group(
-        indexes,
-        advancement,
-        |sizes: &mut Sizes, slice| {
-            let keys = if two_sides || slice.mirror_men != slice.men {
-                2
-            } else {
-                1
-            };
-            *sizes.entry(part_of_slice(indexes, &slice)).or_insert(0) += keys;
-        },
-        |mut a, b| {
-            for (part, keys) in b {
-                *a.entry(part).or_insert(0) += keys;
+    let mut sizes = std::collections::BTreeMap::new();
+    let symmetric = indexes.len() == 1;
+    for (part, placements) in men_by_part(indexes[0].material(), advancement) {
+        let (key, keys) = if symmetric {
+            let flipped = (advancement - (part >> 8)) << 8 | (part & 15) << 4 | (part >> 4 & 15);
+            (part.min(flipped), placements)
+        } else {
+            (part, 2 * placements)
+        };
+        *sizes.entry(key).or_insert(0) += keys;
+    }
+    sizes
+}
+
+/// How many men of one colour stand on each row (`counts[row]`, rows as
+/// in [`dense::row`]), with the rows they have walked together and the
+/// rows walked by the most advanced of them plus one (0 without men): the
+/// first two coordinates of a part (see [`part_of_men`]) for White.
+struct RowProfile {
+    counts: [u8; 10],
+    walked: u32,
+    most: u32,
+}
+
+/// Every way of spreading `count` men of one colour over the rows a man
+/// of that colour may stand on (White never on row 0, Black never on row
+/// 9), at most five to a row.
+fn row_profiles(count: u32, white: bool) -> Vec<RowProfile> {
+    fn spread(row: u32, left: u32, white: bool, counts: &mut [u8; 10], out: &mut Vec<RowProfile>) {
+        if row == 10 {
+            if left == 0 {
+                let rows = (0..10u32).filter(|&r| counts[r as usize] > 0);
+                let walked = |r| walked_rows(r * 5, white);
+                out.push(RowProfile {
+                    counts: *counts,
+                    walked: (0..10).map(|r| u32::from(counts[r as usize]) * walked(r)).sum(),
+                    most: rows.map(|r| walked(r) + 1).max().unwrap_or(0),
+                });
             }
-            a
-        },
-    )
+            return;
+        }
+        let barred = if white { row == 0 } else { row == 9 };
+        let most = if barred { 0 } else { left.min(5) };
+        for here in 0..=most {
+            counts[row as usize] = here as u8;
+            spread(row + 1, left - here, white, counts, out);
+        }
+        counts[row as usize] = 0;
+    }
+    let mut out = Vec::new();
+    spread(0, count, white, &mut [0; 10], &mut out);
+    out
+}
+
+/// The men placements of `material` (White to move) of advancement
+/// `advancement`, by part (see [`part_of_men`]), parts without placements
+/// left out. A placement is a White and a Black row profile whose men fit
+/// each row's five squares together: `C(5, x) * C(5 - x, y)` ways on a
+/// row holding `x` White and `y` Black men. Some thousands of profiles a
+/// colour, where the placements are billions.
+fn men_by_part(material: Material, advancement: u32) -> std::collections::BTreeMap<u32, u64> {
+    let white = row_profiles(u32::from(material.white_men), true);
+    let black = row_profiles(u32::from(material.black_men), false);
+    let mut by_part = std::collections::BTreeMap::new();
+    for w in &white {
+        let Some(black_walked) = advancement.checked_sub(w.walked) else {
+            continue;
+        };
+        for b in black.iter().filter(|b| b.walked == black_walked) {
+            let mut ways = 1u64;
+            for (&x, &y) in w.counts.iter().zip(&b.counts) {
+                let (x, y) = (u32::from(x), u32::from(y));
+                if x + y > 5 {
+                    ways = 0;
+                    break;
+                }
+                ways *= binomial(5, x) * binomial(5 - x, y);
+            }
+            if ways > 0 {
+                let part = w.walked << 8 | w.most << 4 | b.most;
+                *by_part.entry(part).or_insert(0) += ways;
+            }
+        }
+    }
+    by_part
 }
 
 /// The parts of the group one advancement further that a man step from a
@@ -530,6 +597,45 @@ mod tests {
             .collect();
         slices.sort_by_key(|s| (std::cmp::Reverse(s.advancement), s.men));
         slices
+    }
+
+    /// The keys of each part of group `advancement`, by walking its
+    /// slices (the way the plan first counted them).
+    fn part_sizes_by_walking(
+        indexes: &[MaterialIndex],
+        advancement: u32,
+    ) -> std::collections::BTreeMap<u32, u64> {
+        let mut sizes = std::collections::BTreeMap::new();
+        for slice in group_slices(indexes, advancement) {
+            let keys = if indexes.len() == 2 || slice.mirror_men != slice.men {
+                2
+            } else {
+                1
+            };
+            *sizes.entry(part_of_slice(indexes, &slice)).or_insert(0) += keys;
+        }
+        sizes
+    }
+
+    #[test]
+    fn part_sizes_counted_from_rows_are_those_of_a_walk() {
+        for name in [
+            "KM-K", "M-M", "KM-MM", "MM-MM", "M-MMM", "MMM-MM", "KMM-KM", "MMMM-M", "KKM-M",
+        ] {
+            let m: Material = name.parse().unwrap();
+            let mut indexes = vec![MaterialIndex::new(m)];
+            if !m.is_symmetric() {
+                indexes.push(MaterialIndex::new(m.mirrored()));
+            }
+            let mut total = 0;
+            for a in group_advancements(m) {
+                let counted = part_sizes(&indexes, a);
+                assert_eq!(counted, part_sizes_by_walking(&indexes, a), "{name} a{a}");
+                total += counted.values().sum::<u64>();
+            }
+            let sides = if m.is_symmetric() { 1 } else { 2 };
+            assert_eq!(total, sides * indexes[0].men_placements(), "{name}");
+        }
     }
 
     #[test]
