@@ -293,7 +293,9 @@ fn row_profiles(count: u32, white: bool) -> Vec<RowProfile> {
                 let walked = |r| walked_rows(r * 5, white);
                 out.push(RowProfile {
                     counts: *counts,
-                    walked: (0..10).map(|r| u32::from(counts[r as usize]) * walked(r)).sum(),
+                    walked: (0..10)
+                        .map(|r| u32::from(counts[r as usize]) * walked(r))
+                        .sum(),
                     most: rows.map(|r| walked(r) + 1).max().unwrap_or(0),
                 });
             }

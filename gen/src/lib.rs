@@ -15,6 +15,7 @@ mod assembly;
 mod captures;
 mod counted_solver;
 mod error;
+pub mod estimate;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 mod forward;

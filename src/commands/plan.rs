@@ -127,4 +127,36 @@ fn summary(units: &[Unit], options: &GenOptions) {
         positions,
         100.0 * positions as f64 / solved.max(1) as f64
     );
+    cost(units);
+}
+
+/// Core-hours at the measured rates, and the wall time on 1, 16 and 100
+/// nodes of 16 cores (see `gen::estimate`).
+fn cost(units: &[Unit]) {
+    let rates = gen::estimate::MEASURED;
+    let core_seconds: f64 = units
+        .iter()
+        .map(|u| gen::estimate::core_seconds(u, &rates))
+        .sum();
+    crate::outln!(
+        "at the rates measured here: {:.1} core-hours (gen::estimate::MEASURED)",
+        core_seconds / 3600.0
+    );
+    let hours = |s: f64| format!("{:.1} h", s / 3600.0);
+    let mut walls = Vec::new();
+    let mut critical = 0.0;
+    for nodes in [1, 16, 100] {
+        let s = gen::estimate::schedule(units, nodes, 16, &rates);
+        walls.push(format!(
+            "{nodes} node{}: {}",
+            if nodes == 1 { "" } else { "s" },
+            hours(s.wall_seconds)
+        ));
+        critical = s.critical_seconds;
+    }
+    crate::outln!(
+        "wall time on nodes of 16 cores: {}; the critical path alone {}",
+        walls.join(", "),
+        hours(critical)
+    );
 }
