@@ -456,8 +456,8 @@ mod tests {
     #[test]
     fn menless_solvers_agree_at_four_pieces() {
         // Five pieces are an ignored test below; tests/slice_solver.rs
-        // compares the bit-set solver's five-piece fmjd files (KKK-KK,
-        // KK-KKK) with the whole-material solver's in CI.
+        // compares the bit-set solver's five-piece fmjd files (KKKK-K,
+        // K-KKKK) with the whole-material solver's in CI.
         for rule_set in [RuleSet::Fmjd, RuleSet::FmjdDiagonal, RuleSet::Pure] {
             menless_solvers_agree(rule_set, 4);
         }
@@ -471,12 +471,24 @@ mod tests {
         }
     }
 
+    // Six pieces, one test a rule set (each about 25 minutes on two
+    // cores), so that each reports on its own.
     #[test]
-    #[ignore = "six pieces: an hour or more in release"]
-    fn menless_solvers_agree_at_six_pieces() {
-        for rule_set in [RuleSet::Fmjd, RuleSet::FmjdDiagonal, RuleSet::Pure] {
-            menless_solvers_agree(rule_set, 6);
-        }
+    #[ignore = "six pieces: about 25 minutes"]
+    fn menless_solvers_agree_at_six_pieces_fmjd() {
+        menless_solvers_agree(RuleSet::Fmjd, 6);
+    }
+
+    #[test]
+    #[ignore = "six pieces: about 25 minutes"]
+    fn menless_solvers_agree_at_six_pieces_diagonal() {
+        menless_solvers_agree(RuleSet::FmjdDiagonal, 6);
+    }
+
+    #[test]
+    #[ignore = "six pieces: about 25 minutes"]
+    fn menless_solvers_agree_at_six_pieces_pure() {
+        menless_solvers_agree(RuleSet::Pure, 6);
     }
 
     #[test]
