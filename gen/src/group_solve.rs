@@ -47,6 +47,11 @@ pub(crate) fn solve(
     progress: &Progress,
     with_dtc: bool,
 ) -> Result<PackedPair, GenError> {
+    if crate::menless_solver::applies(material) {
+        let sides = crate::menless_solver::pair_sides(material, with_dtc)?;
+        crate::menless_solver::solve(tb, rule_set, &sides, progress)?;
+        return Ok(PackedPair { sides });
+    }
     let sides = pair_sides(material, with_dtc)?;
     solve_with(tb, rule_set, sides, false, progress, None)
 }
@@ -63,9 +68,9 @@ pub(crate) fn solve_dtc_of_known(
     solve_with(tb, rule_set, sides, true, progress, None)
 }
 
-/// Solves the pair of `sides` (see [`SliceSolver::labels`] for `labels`),
-/// group by group in memory, with the slices spread as [`run_group`]
-/// decides for `big`.
+/// Solves the pair of `sides` with the slice solver (see
+/// [`SliceSolver::labels`] for `labels`), group by group in memory, with
+/// the slices spread as [`run_group`] decides for `big`.
 fn solve_with(
     tb: &Tablebase,
     rule_set: RuleSet,
@@ -75,10 +80,6 @@ fn solve_with(
     big: Option<bool>,
 ) -> Result<PackedPair, GenError> {
     let material = sides[0].material;
-    if big.is_none() && !labels && crate::menless_solver::applies(material) {
-        crate::menless_solver::solve(tb, rule_set, &sides, progress)?;
-        return Ok(PackedPair { sides });
-    }
     let indexes: Vec<MaterialIndex> = sides.iter().map(|s| s.index.clone()).collect();
     let layer = Layer::Pair(sides);
     let solver = SliceSolver {
@@ -420,19 +421,18 @@ mod tests {
         for m in pairs {
             for with_dtc in [false, true] {
                 let progress = Progress::hidden();
-                let solve = |big| {
-                    let sides = pair_sides(m, with_dtc).unwrap();
-                    solve_with(&tb, rule_set, sides, false, &progress, big).unwrap()
-                };
-                let (bits, slice) = (solve(None), solve(Some(true)));
+                let bits = solve(&tb, rule_set, m, &progress, with_dtc).unwrap();
+                let sides = pair_sides(m, with_dtc).unwrap();
+                let slice = solve_with(&tb, rule_set, sides, false, &progress, Some(true)).unwrap();
                 let name = format!("{m} {rule_set:?} dtc {with_dtc}");
                 assert_same_values(&bits, &slice, &name);
             }
         }
     }
 
-    /// Requires `a` and `b` to hold the same codes, capture marks and DTC
-    /// bytes (where they mean something: decided positions that do not
+    /// Requires `a` and `b` to hold the same codes, capture marks (`b`'s
+    /// against those found again where `a` keeps none) and DTC bytes
+    /// (where they mean something: decided positions that do not
     /// capture).
     fn assert_same_values(a: &PackedPair, b: &PackedPair, name: &str) {
         for (a, b) in a.sides.iter().zip(&b.sides) {
@@ -440,9 +440,16 @@ mod tests {
             for w in 0..words {
                 assert_eq!(a.code_word(w), b.code_word(w), "{name}: code word {w}");
             }
-            let marks = a.len().div_ceil(64) as usize;
-            for w in 0..marks {
-                assert_eq!(a.capture_word(w), b.capture_word(w), "{name}: marks {w}");
+            let found = crate::menless_solver::capture_words(&a.index, 0, a.len());
+            assert_eq!(found.len(), a.len().div_ceil(64) as usize, "{name}");
+            for (w, &found) in found.iter().enumerate() {
+                let kept = if a.has_captures() {
+                    a.capture_word(w)
+                } else {
+                    found
+                };
+                assert_eq!(kept, b.capture_word(w), "{name}: marks {w}");
+                assert_eq!(found, b.capture_word(w), "{name}: marks found {w}");
             }
             if a.has_dtc() {
                 let decided = |i: u64| !a.is_capture(i) && a.code(i) != Wdl::Draw.code();

@@ -1,37 +1,51 @@
-//! The solver for materials without men: bit-set retrograde analysis in
-//! 3 bits per position (4 with DTC, besides the DTC bytes).
+//! The solver for materials without men: bit-set retrograde analysis, by
+//! levels, in 2 bits a position and a little (with DTC: 3 bits and two
+//! bit sets, besides the DTC bytes).
 //!
 //! A material without men is one slice: every king move stays in the pair.
 //! The slice solver ([`crate::slice_solver`]) keeps a 16-bit counter and a
 //! seed byte per position and 32-bit node numbers, which caps it at 4 G
 //! positions and 3 bytes each: `KKKK-KKK` with its mirror (7.0 G
-//! positions) needs 21 GB that way. This solver keeps no counters. Each
-//! position's state lives in the pair's own finished values:
+//! positions) needs 21 GB that way, and `KKK-KKKKK` with its mirror (60.1
+//! G) 210 GB. This solver keeps no counters. A position's state is its
+//! code in the pair's own values (2 bits), while solving:
 //!
-//! - its WLD code (2 bits), with the spare code 3 meaning *not yet
-//!   settled*; a capture position takes its value from smaller tables at
-//!   once, and never has code 3, so it is never taken for a predecessor
-//!   (its king moves are not legal);
-//! - a *fresh* mark (1 bit): settled, but its predecessors not yet
-//!   visited. Without DTC the capture-mark bits carry it while solving
-//!   (the capture marks are found again at the end); with DTC two bit sets
-//!   of their own do, one for the level being visited and one for the
-//!   next, so that values settle level by level.
+//! - `LOSS` and `WIN`: settled, lost or won for the side to move;
+//! - `UNSETTLED` (the spare code 3): not settled yet, and also a capture
+//!   position whose captures only draw (so that a draw code is free), which
+//!   is never settled by a king move into it: a position that must capture
+//!   has no king moves, and a capture test keeps it out;
+//! - `NEXT_LOSS` (the draw code, free while solving): lost, settled in the
+//!   pass that finds losses of the next level, so that the pass that
+//!   finds wins from this level's losses does not take it for one.
 //!
-//! From a fresh lost position, every predecessor not settled is won. From a
-//! fresh won one, every predecessor not settled is *verified*: its king
-//! moves are generated again, and it is lost when every one leads to a won
-//! position (with DTC, one won at this level or before). What is never
-//! settled is drawn.
+//! The levels are those of the slice solver: a position without moves is
+//! lost at level 0, a capture position takes its value from smaller
+//! tables at level 1, and from the positions settled at a level those of
+//! the next one follow. First from the won ones: every predecessor not
+//! settled is *verified*, its king moves generated again, and lost
+//! (`NEXT_LOSS`) when every one leads to a won position, which can only be
+//! one of this level or before. Then from the lost ones: every predecessor
+//! not settled is won. Then the next level's `NEXT_LOSS` become `LOSS`.
+//! What is never settled is drawn; so is what would settle past the
+//! 25-move rule's limit (see [`crate::kings_only`]).
 //!
-//! Without DTC the marks are visited in index order, again and again,
-//! until none is left: a position may settle before or after the level
-//! the slice solver would give it, but outside the counted endings a
-//! result does not depend on the order in which values settle (a position
-//! is won if some move leads to a lost one and lost if every move leads
-//! to a won one, whatever came first). With DTC the visits go level by
-//! level, as the slice solver's waves do, and give the same distances.
-//! `tests` in [`crate::group_solve`] compare both solvers value by value.
+//! *Fresh marks* say which positions settled at a level. With DTC they
+//! are exact, a bit a position for even levels and one for odd ones, and
+//! the levels are the DTC. Without DTC a mark stands for a block of
+//! [`BLOCK`] positions (so two sets take 1/128 bit a position): a level
+//! visits every settled position of a marked block, the fresh ones and
+//! older ones beside them (capture positions, level-1 seeds, are passed
+//! over after level 1). Visiting an older one again settles nothing new:
+//! its lost predecessors' predecessors are won already, and a predecessor
+//! it verifies again is lost only if every move of it leads to a won
+//! position, which has been true since the last of them settled only if
+//! that was at this level. The capture marks are then not kept at all
+//! while solving; the table writer finds them again, a window at a time
+//! ([`capture_words`]).
+//!
+//! `tests` in [`crate::group_solve`] compare this solver with the slice
+//! solver value by value, with and without DTC.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -45,12 +59,29 @@ use crate::error::GenError;
 use crate::progress::Progress;
 use crate::values::PackedSide;
 
-/// The code of a position not settled yet (codes 0-2 are loss, draw, win).
+/// Lost for the side to move.
+const LOSS: u8 = 0;
+/// Lost, settled at the next level (the draw code, free while solving).
+const NEXT_LOSS: u8 = 1;
+/// Won for the side to move.
+const WIN: u8 = 2;
+/// Not settled yet, or a capture position whose captures draw.
 const UNSETTLED: u8 = 3;
 
+/// Positions a fresh mark stands for without DTC (a power of two; a
+/// multiple of 32, so that a block's codes fill whole code words).
+/// Measured on `KKK-KKK` (fmjd, 396 M positions, two threads): 227
+/// core-seconds with blocks of 64 positions, 225 with 256; the solver with
+/// exact marks and capture marks kept, 4 bits a position, that this one
+/// replaced took 228.
+const BLOCK: u64 = 256;
+
 /// Positions a task takes at a time (a multiple of 64, so that no two
-/// tasks share a word of marks or codes).
+/// tasks share a word of codes or of capture marks).
 const CHUNK: u64 = 1 << 16;
+
+/// Mark words a task of a level's visit takes at a time.
+const MARK_WORDS: usize = 1024;
 
 /// Whether `material` (and its mirror) is solved by this solver: it has
 /// no men and is not a counted ending (whose tables keep distances under
@@ -59,29 +90,48 @@ pub(crate) fn applies(material: Material) -> bool {
     material.white_men == 0 && material.black_men == 0 && material.counted_ending().is_none()
 }
 
-/// Bytes of working memory beside the pair's values: the sets of fresh
-/// marks of its own that a solve keeps (see [`own_mark_sets`]).
-pub(crate) fn work_bytes(positions: u64, with_dtc: bool, rule_set: RuleSet) -> u64 {
-    own_mark_sets(with_dtc, rule_set) as u64 * positions.div_ceil(64) * 8
-}
-
-/// The sets of fresh marks a solve keeps beside the pair's values: two
-/// with DTC (even and odd levels); one under the 25-move rule without
-/// DTC, which goes by levels too (the capture-mark words carry the odd
-/// levels); none otherwise (the capture-mark words carry them all).
-fn own_mark_sets(with_dtc: bool, rule_set: RuleSet) -> usize {
+/// Positions one fresh mark stands for: one with DTC (the levels are the
+/// distances), a block without.
+fn positions_per_mark(with_dtc: bool) -> u64 {
     if with_dtc {
-        2
-    } else if crate::kings_only::level_limit(rule_set, None).is_some() {
         1
     } else {
-        0
+        BLOCK
     }
 }
 
-/// Solves the pair of `sides` (a material without men and its mirror, or
-/// the material alone if symmetric; values empty), with DTC values if the
-/// sides keep them, reading smaller tables through `tb`.
+/// Bytes of working memory beside the pair's values (codes, and with DTC
+/// capture marks and DTC bytes): two sets of fresh marks.
+pub(crate) fn work_bytes(positions: u64, with_dtc: bool) -> u64 {
+    2 * positions
+        .div_ceil(positions_per_mark(with_dtc))
+        .div_ceil(64)
+        * 8
+}
+
+/// Empty values for the pair of `material` (without men) as this solver
+/// keeps them: codes only without DTC, codes, capture marks and DTC bytes
+/// with.
+pub(crate) fn pair_sides(material: Material, with_dtc: bool) -> Result<Vec<PackedSide>, GenError> {
+    let mut materials = vec![material];
+    if !material.is_symmetric() {
+        materials.push(material.mirrored());
+    }
+    materials
+        .into_iter()
+        .map(|m| {
+            if with_dtc {
+                PackedSide::new(m, true)
+            } else {
+                PackedSide::codes_only(m)
+            }
+        })
+        .collect()
+}
+
+/// Solves the pair of `sides` (from [`pair_sides`]; a material without men
+/// and its mirror, or the material alone if symmetric), with DTC values if
+/// the sides keep them, reading smaller tables through `tb`.
 pub(crate) fn solve(
     tb: &Tablebase,
     rule_set: RuleSet,
@@ -89,32 +139,62 @@ pub(crate) fn solve(
     progress: &Progress,
 ) -> Result<(), GenError> {
     let material = sides[0].material;
-    let sets = own_mark_sets(sides[0].has_dtc(), rule_set);
+    let with_dtc = sides[0].has_dtc();
+    let per_mark = positions_per_mark(with_dtc);
     let solver = MenlessSolver {
         sides,
         indexes: sides.iter().map(|s| s.index.clone()).collect(),
         children: ChildTables::new(tb, rule_set, material),
-        own_marks: (0..sets)
-            .map(|_| sides.iter().map(|s| bit_set(s.len())).collect())
-            .collect(),
+        shift: per_mark.trailing_zeros(),
+        marks: [0, 1].map(|_| {
+            sides
+                .iter()
+                .map(|s| bit_set(s.len().div_ceil(per_mark)))
+                .collect()
+        }),
     };
-    let seeds = solver.seed(progress)?;
+    solver.seed(progress)?;
     let limit = crate::kings_only::level_limit(rule_set, None);
-    if sets > 0 {
-        let keeps_dtc = sides[0].has_dtc();
-        solver.by_levels(
-            seeds,
-            crate::kings_only::propagation_bound(limit, keeps_dtc),
-        );
-    } else {
-        while solver.visit(0, Visit::All) > 0 {}
-    }
+    solver.by_levels(crate::kings_only::propagation_bound(limit, with_dtc));
     solver.finish(limit, progress)
 }
 
-/// One zeroed bit per position.
+/// One zeroed bit per item.
 fn bit_set(len: u64) -> Vec<AtomicU64> {
     (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
+}
+
+/// The position of a side of a pair without men with the kings `(white,
+/// black)`, White to move.
+fn position(white: u64, black: u64) -> Result<Position, GenError> {
+    Position::from_dense_masks(Color::White, white, black, white | black)
+        .map_err(|e| GenError::Internal(format!("position without men: {e}")))
+}
+
+/// Whether White, to move with the kings `(white, black)`, must capture.
+#[inline]
+fn must_capture(white: u64, black: u64) -> bool {
+    dense::kings_can_capture(white, black, white | black)
+}
+
+/// The capture marks of positions `start..start + count` of the material
+/// without men whose index is `index` (`start` a multiple of 64): bit `j`
+/// of word `w` for position `start + 64 w + j`.
+pub(crate) fn capture_words(index: &MaterialIndex, start: u64, count: u64) -> Vec<u64> {
+    debug_assert!(start.is_multiple_of(64));
+    let chunks: Vec<u64> = (start..start + count).step_by(CHUNK as usize).collect();
+    chunks
+        .into_par_iter()
+        .flat_map_iter(|first| {
+            let n = CHUNK.min(start + count - first);
+            let mut words = vec![0u64; n.div_ceil(64) as usize];
+            let walk = index.king_walk(0, first).take(n as usize);
+            for (j, (wk, bk)) in walk.enumerate() {
+                words[j / 64] |= u64::from(must_capture(wk, bk)) << (j % 64);
+            }
+            words
+        })
+        .collect()
 }
 
 /// Per-thread lists reused from position to position: the predecessors
@@ -126,15 +206,14 @@ struct Scratch {
     children: Vec<(u64, u64)>,
 }
 
-/// Which fresh positions a pass over the marks visits.
+/// Which settled positions of a level a pass visits.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Visit {
-    /// The lost ones, leaving their marks (the first half of a level).
-    Lost,
-    /// The won ones, clearing every mark (the second half).
+    /// The won ones: their predecessors are verified (the first pass).
     Won,
-    /// All, clearing their marks (without DTC).
-    All,
+    /// The lost ones: their predecessors are won (the second pass, which
+    /// clears the level's marks).
+    Lost,
 }
 
 /// What one solve works on.
@@ -144,10 +223,11 @@ struct MenlessSolver<'a> {
     sides: &'a [PackedSide],
     indexes: Vec<MaterialIndex>,
     children: ChildTables<'a>,
+    /// A fresh mark stands for `1 << shift` positions.
+    shift: u32,
     /// The fresh marks of even levels (`[0]`) and odd levels (`[1]`), per
-    /// side, as far as they are kept here (see [`own_mark_sets`]); the
-    /// capture-mark words of the values carry the others.
-    own_marks: Vec<Vec<Vec<AtomicU64>>>,
+    /// side.
+    marks: [Vec<Vec<AtomicU64>>; 2],
 }
 
 impl MenlessSolver<'_> {
@@ -158,20 +238,14 @@ impl MenlessSolver<'_> {
 
     /// The fresh marks of side `s` for level `level`.
     fn marks(&self, level: u32, s: usize) -> &[AtomicU64] {
-        // With one set of its own, the capture-mark words take the odd
-        // levels.
-        match self.own_marks.get(level as usize % 2) {
-            Some(sets) => &sets[s],
-            None => self.sides[s].capture_atomics(),
-        }
+        &self.marks[level as usize % 2][s]
     }
 
+    /// Marks position `i` of side `s` fresh at `level` (its block, without
+    /// DTC).
     fn mark(&self, level: u32, s: usize, i: u64) {
-        self.marks(level, s)[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
-    }
-
-    fn is_marked(&self, level: u32, s: usize, i: u64) -> bool {
-        self.marks(level, s)[(i / 64) as usize].load(Ordering::Relaxed) >> (i % 64) & 1 == 1
+        let unit = i >> self.shift;
+        self.marks(level, s)[(unit / 64) as usize].fetch_or(1 << (unit % 64), Ordering::Relaxed);
     }
 
     /// Sets the code of position `i` of side `s` to `code` if it is not
@@ -207,18 +281,17 @@ impl MenlessSolver<'_> {
     }
 
     /// The first look at every position: a capture position's value from
-    /// the smaller tables (level 1), a position without a move lost (level
-    /// 0), every other one not settled. Marks the settled ones fresh at
-    /// their level; returns how many were marked at level 1.
-    fn seed(&self, progress: &Progress) -> Result<u64, GenError> {
+    /// the smaller tables (level 1; one that only draws stays
+    /// `UNSETTLED`), a position without a move lost (level 0), every other
+    /// one not settled.
+    fn seed(&self, progress: &Progress) -> Result<(), GenError> {
         self.chunks()
             .into_par_iter()
-            .map_init(Vec::new, |moves, (s, start, count)| {
-                let seeded = self.seed_chunk(s, start, count, moves)?;
+            .try_for_each_init(Vec::new, |moves, (s, start, count)| {
+                self.seed_chunk(s, start, count, moves)?;
                 progress.advance(count / 2);
-                Ok(seeded)
+                Ok(())
             })
-            .try_reduce(|| 0, |a, b| Ok(a + b))
     }
 
     fn seed_chunk(
@@ -227,26 +300,25 @@ impl MenlessSolver<'_> {
         start: u64,
         count: u64,
         moves: &mut Vec<Move>,
-    ) -> Result<u64, GenError> {
+    ) -> Result<(), GenError> {
         let side = &self.sides[s];
         let mut codes = 0u64;
-        let mut seeded = 0;
         let walk = self.indexes[s].king_walk(0, start).take(count as usize);
         for (i, (wk, bk)) in (start..).zip(walk) {
-            let pos = Position::from_dense_masks(Color::White, wk, bk, wk | bk)
-                .map_err(|e| GenError::Internal(format!("position without men: {e}")))?;
+            let pos = position(wk, bk)?;
             let code = if pos.has_capture() {
-                let wdl = self.children.capture_value(&pos, moves)?;
-                if wdl != Wdl::Draw {
-                    self.mark(1, s, i);
-                    side.store_dtc(i, 1);
-                    seeded += 1;
+                match self.children.capture_value(&pos, moves)? {
+                    Wdl::Draw => UNSETTLED,
+                    wdl => {
+                        self.mark(1, s, i);
+                        side.store_dtc(i, 1);
+                        wdl.code()
+                    }
                 }
-                wdl.code()
             } else if dense::king_move_count(wk, wk | bk) == 0 {
                 self.mark(0, s, i);
                 side.store_dtc(i, 0);
-                Wdl::Loss.code()
+                LOSS
             } else {
                 UNSETTLED
             };
@@ -256,90 +328,111 @@ impl MenlessSolver<'_> {
                 codes = 0;
             }
         }
-        Ok(seeded)
+        Ok(())
     }
 
-    /// Visits level after level, the lost positions of a level before its
-    /// won ones (so that a position found lost has every move leading to a
-    /// position won at that level or before), up to the last level a
-    /// position may settle at (`limit`, the 25-move rule's; see
-    /// [`crate::kings_only`]). `seeds` were marked at level 1 before level
-    /// 0 was visited.
-    fn by_levels(&self, seeds: u64, limit: Option<u32>) {
+    /// Visits level after level up to the last level a position may settle
+    /// at (`bound`; see [`crate::kings_only`]), until one settles nothing.
+    fn by_levels(&self, bound: Option<u32>) {
         let mut level = 0;
-        while !crate::kings_only::past(limit, level + 1) {
-            let settled = self.visit(level, Visit::Lost) + self.visit(level, Visit::Won);
-            if settled == 0 && !(level == 0 && seeds > 0) {
+        while !crate::kings_only::past(bound, level + 1) {
+            let settled = self.visit(level, Visit::Won) + self.visit(level, Visit::Lost);
+            self.promote(level + 1);
+            // Level 0 (positions without moves) may settle nothing while
+            // level 1 holds the capture positions.
+            if settled == 0 && level > 0 {
                 break;
             }
             level += 1;
         }
     }
 
-    /// Visits the fresh positions of `level` that `which` names; returns
-    /// how many positions it settled (marked fresh at `level + 1`).
-    fn visit(&self, level: u32, which: Visit) -> u64 {
-        let words: Vec<(usize, usize)> = (0..self.sides.len())
+    /// The units (positions, or blocks without DTC) marked fresh at
+    /// `level`, a task's worth at a time: `(side, first mark word, end)`.
+    fn mark_tasks(&self, level: u32) -> Vec<(usize, usize, usize)> {
+        (0..self.sides.len())
             .flat_map(|s| {
                 let n = self.marks(level, s).len();
-                (0..n.div_ceil(1024)).map(move |c| (s, c * 1024))
+                (0..n.div_ceil(MARK_WORDS))
+                    .map(move |c| (s, c * MARK_WORDS, n.min((c + 1) * MARK_WORDS)))
             })
-            .collect();
-        words
+            .collect()
+    }
+
+    /// Visits the settled positions of the units marked at `level` that
+    /// `which` names (see [`Visit`]); returns how many positions it
+    /// settled (at `level + 1`).
+    fn visit(&self, level: u32, which: Visit) -> u64 {
+        self.mark_tasks(level)
             .into_par_iter()
-            .map_init(Scratch::default, |scratch, (s, first)| {
+            .map_init(Scratch::default, |scratch, (s, first, end)| {
                 let marks = self.marks(level, s);
-                let end = marks.len().min(first + 1024);
                 let mut settled = 0;
                 for (w, word) in marks.iter().enumerate().take(end).skip(first) {
-                    let bits = if which == Visit::Lost {
-                        word.load(Ordering::Relaxed)
-                    } else {
-                        word.swap(0, Ordering::Relaxed)
+                    let mut bits = match which {
+                        Visit::Won => word.load(Ordering::Relaxed),
+                        Visit::Lost => word.swap(0, Ordering::Relaxed),
                     };
-                    settled += self.visit_word(level, which, (s, w as u64, bits), scratch);
+                    while bits != 0 {
+                        let unit = 64 * w as u64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        settled += self.visit_unit(level, which, (s, unit), scratch);
+                    }
                 }
                 settled
             })
             .sum()
     }
 
-    /// Visits the fresh positions `64 * w + j` of side `s` for the bits
-    /// `j` of `bits`.
-    fn visit_word(
+    /// Visits the positions of unit `unit` of side `s` that `which` names.
+    /// Without DTC a unit is a block, whose older settled positions are
+    /// visited again (see the module's comment), but for capture
+    /// positions, which are fresh only at level 1.
+    fn visit_unit(
         &self,
         level: u32,
         which: Visit,
-        (s, w, mut bits): (usize, u64, u64),
+        (s, unit): (usize, u64),
         scratch: &mut Scratch,
     ) -> u64 {
+        const LOW: u64 = 0x5555_5555_5555_5555;
+        let side = &self.sides[s];
+        let first = unit << self.shift;
+        let end = ((unit + 1) << self.shift).min(side.len());
+        let skip_captures = self.shift > 0 && level != 1;
         let mut settled = 0;
-        while bits != 0 {
-            let i = 64 * w + u64::from(bits.trailing_zeros());
-            bits &= bits - 1;
-            let lost = self.sides[s].code(i) == Wdl::Loss.code();
-            let wanted = match which {
-                Visit::Lost => lost,
-                Visit::Won => !lost,
-                Visit::All => true,
-            };
-            if wanted {
-                settled += self.visit_position(level, (s, i, lost), scratch);
+        for w in first / 32..end.div_ceil(32) {
+            let codes = side.code_atomics()[w as usize].load(Ordering::Relaxed);
+            let (high, low) = (codes >> 1 & LOW, codes & LOW);
+            let mut wanted = match which {
+                Visit::Won => high & !low,
+                Visit::Lost => !high & !low & LOW,
+            } & field_mask(w * 32, first, end);
+            while wanted != 0 {
+                let i = 32 * w + u64::from(wanted.trailing_zeros() / 2);
+                wanted &= wanted - 1;
+                let kings = self.indexes[s].unrank_kings(0, i);
+                if skip_captures && must_capture(kings.0, kings.1) {
+                    continue;
+                }
+                let lost = which == Visit::Lost;
+                settled += self.visit_position(level, (s, lost), kings, scratch);
             }
         }
         settled
     }
 
-    /// Settles the predecessors of position `i` of side `s`, which is
-    /// lost (`lost`) or won; returns how many it settled.
+    /// Settles the predecessors of a position of side `s` with the kings
+    /// `(wk, bk)`, lost (`lost`) or won, at `level + 1`; returns how many
+    /// it settled.
     fn visit_position(
         &self,
         level: u32,
-        (s, i, lost): (usize, u64, bool),
+        (s, lost): (usize, bool),
+        (wk, bk): (u64, u64),
         scratch: &mut Scratch,
     ) -> u64 {
         let t = self.other(s);
-        let (wk, bk) = self.indexes[s].unrank_kings(0, i);
         // A predecessor, stored White to move, has the flipped kings: its
         // white kings are our black kings with one moved back.
         let Scratch {
@@ -347,21 +440,23 @@ impl MenlessSolver<'_> {
             codes,
             children,
         } = scratch;
-        self.king_moves(t, (dense::flip(bk), dense::flip(wk)), true, preds);
+        let black = dense::flip(wk);
+        self.king_moves(t, (dense::flip(bk), black), true, preds);
         // Their codes are read all at once, so that the reads (mostly
         // cache misses) overlap.
         codes.clear();
         codes.extend(preds.iter().map(|&(p, _)| self.sides[t].code(p)));
         let mut settled = 0;
-        for (&code, &(p, p_white)) in codes.iter().zip(preds.iter()) {
-            if code != UNSETTLED {
+        for (&code, &(p, white)) in codes.iter().zip(preds.iter()) {
+            // A position that must capture (and only draws) has no king
+            // moves to be settled by.
+            if code != UNSETTLED || must_capture(white, black) {
                 continue;
             }
             let code = if lost {
-                Wdl::Win.code()
-            } else if self.every_move_wins_for_them(level, t, (p_white, dense::flip(wk)), children)
-            {
-                Wdl::Loss.code()
+                WIN
+            } else if self.every_move_wins_for_them(t, (white, black), children) {
+                NEXT_LOSS
             } else {
                 continue;
             };
@@ -379,7 +474,7 @@ impl MenlessSolver<'_> {
     /// if `white_moves` (the predecessors of a position whose
     /// colour-flipped kings these are), else a black king (the moves of a
     /// position whose colour-flipped kings these are). Each comes as its
-    /// index and the new kings of the colour moved. Returns how many.
+    /// index and the new kings of the colour moved.
     fn king_moves(
         &self,
         t: usize,
@@ -414,11 +509,10 @@ impl MenlessSolver<'_> {
     }
 
     /// Whether every king move of a position of side `t` (its kings
-    /// `(wk, bk)`) leads to a position won for the side then to move (with
-    /// DTC: won at `level` or before, not marked fresh for the next level).
+    /// `(wk, bk)`) leads to a position won for the side then to move. No
+    /// position is won at the next level yet when this is asked.
     fn every_move_wins_for_them(
         &self,
-        level: u32,
         t: usize,
         (wk, bk): (u64, u64),
         children: &mut Vec<(u64, u64)>,
@@ -430,23 +524,44 @@ impl MenlessSolver<'_> {
         // Read together (see `visit_position`), then looked at.
         let mut wins = true;
         for &(c, _) in children.iter() {
-            wins &= self.sides[u].code(c) == Wdl::Win.code();
+            wins &= self.sides[u].code(c) == WIN;
         }
-        if !wins {
-            return false;
-        }
-        let levels = !self.own_marks.is_empty();
-        !levels
-            || children
-                .iter()
-                .all(|&(c, _)| !self.is_marked(level + 1, u, c))
+        wins
+    }
+
+    /// Makes the positions found lost for `level` (`NEXT_LOSS`) lost.
+    /// Every one is in a unit marked at `level`.
+    fn promote(&self, level: u32) {
+        const LOW: u64 = 0x5555_5555_5555_5555;
+        self.mark_tasks(level)
+            .into_par_iter()
+            .for_each(|(s, first, end)| {
+                let (side, marks) = (&self.sides[s], self.marks(level, s));
+                for (w, word) in marks.iter().enumerate().take(end).skip(first) {
+                    let mut bits = word.load(Ordering::Relaxed);
+                    while bits != 0 {
+                        let unit = 64 * w as u64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        let first = unit << self.shift;
+                        let end = ((unit + 1) << self.shift).min(side.len());
+                        for c in first / 32..end.div_ceil(32) {
+                            let word = &side.code_atomics()[c as usize];
+                            let codes = word.load(Ordering::Relaxed);
+                            // Code 1 (low bit only) becomes 0.
+                            let next_loss = codes & !(codes >> 1) & LOW;
+                            if next_loss != 0 {
+                                word.fetch_and(!next_loss, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                }
+            });
     }
 
     /// Ends the solve: what is not settled is drawn, and so is what
     /// settled past the 25-move rule's `limit` (only where DTC bytes are
     /// kept do the levels go on past it: see [`crate::kings_only`]); the
-    /// capture marks are set (without DTC their bits carried the fresh
-    /// marks).
+    /// capture marks are set where they are kept.
     fn finish(&self, limit: Option<u32>, progress: &Progress) -> Result<(), GenError> {
         self.chunks()
             .into_par_iter()
@@ -469,6 +584,11 @@ impl MenlessSolver<'_> {
         for w in start / 32..(start + count).div_ceil(32) {
             let word = &side.code_atomics()[w as usize];
             let mut codes = word.load(Ordering::Relaxed);
+            if codes & !(codes >> 1) & LOW != 0 {
+                return Err(GenError::Internal(
+                    "a position found lost was left unmarked".into(),
+                ));
+            }
             // Code 3 (both bits) becomes 1: its high bit cleared.
             let unsettled = codes & (codes >> 1) & LOW;
             codes &= !(unsettled << 1);
@@ -481,19 +601,29 @@ impl MenlessSolver<'_> {
             }
             word.store(codes, Ordering::Relaxed);
         }
-        let mut marks = 0u64;
-        let walk = self.indexes[s].king_walk(0, start).take(count as usize);
-        for (i, (wk, bk)) in (start..).zip(walk) {
-            let pos = Position::from_dense_masks(Color::White, wk, bk, wk | bk)
-                .map_err(|e| GenError::Internal(format!("position without men: {e}")))?;
-            marks |= u64::from(pos.has_capture()) << (i % 64);
-            if i % 64 == 63 || i + 1 == start + count {
-                side.capture_atomics()[(i / 64) as usize].store(marks, Ordering::Relaxed);
-                marks = 0;
+        if side.has_captures() {
+            let marks = capture_words(&self.indexes[s], start, count);
+            for (w, marks) in (start / 64..).zip(marks) {
+                side.capture_atomics()[w as usize].store(marks, Ordering::Relaxed);
             }
         }
         Ok(())
     }
+}
+
+/// The mask of the 2-bit fields of the code word whose first position is
+/// `base` that hold positions `first..end`.
+fn field_mask(base: u64, first: u64, end: u64) -> u64 {
+    let from = first.saturating_sub(base).min(32);
+    let to = end.saturating_sub(base).min(32);
+    let below = |n: u64| {
+        if n == 32 {
+            u64::MAX
+        } else {
+            (1u64 << (2 * n)) - 1
+        }
+    };
+    below(to) & !below(from)
 }
 
 /// The ranks of the positions where one king of a colour moves (on the

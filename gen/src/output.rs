@@ -74,12 +74,25 @@ pub(crate) fn write_side(
 /// Writes the table of one side of a slice-solved pair to `dir`,
 /// atomically: blocks are filled and compressed in parallel, then written
 /// in order. The file is the one [`TableWriter::push`] would write.
+/// A side kept as codes only (a material without men, solved without
+/// DTC) has its capture marks found again, a window at a time.
 pub(crate) fn write_packed_side(
     side: &PackedSide,
     dir: &Path,
     rule_set: RuleSet,
 ) -> Result<(PathBuf, TableStats), GenError> {
-    write_wdl_table(side.material, dir, rule_set, |_, _| Ok(Window::Held(side)))
+    if side.has_captures() {
+        return write_wdl_table(side.material, dir, rule_set, |_, _| Ok(Window::Held(side)));
+    }
+    write_wdl_table(side.material, dir, rule_set, |start, end| {
+        let codes = (start / 32..end.div_ceil(32))
+            .map(|w| side.code_word(w as usize))
+            .collect();
+        let marks = crate::menless_solver::capture_words(&side.index, start, end - start);
+        let values = PackedValues::from_words(end - start, codes, marks, Vec::new())
+            .ok_or_else(|| GenError::Internal("a window of codes did not fit".into()))?;
+        Ok(Window::Read(values, start))
+    })
 }
 
 /// The values of some positions of a side: all of them, held in memory,

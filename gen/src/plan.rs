@@ -569,7 +569,10 @@ impl MemoryModel {
                 + (positions * 8).min(self.queue_bytes)
                 + if self.dtc { values } else { 0 }
         } else if crate::menless_solver::applies(pair) {
-            values + crate::menless_solver::work_bytes(positions, self.dtc, self.rule_set)
+            // Codes only without DTC (the capture marks are found again,
+            // a window at a time, when the tables are written).
+            PackedValues::bytes_for(positions, self.dtc, self.dtc)
+                + crate::menless_solver::work_bytes(positions, self.dtc)
         } else {
             values + self.slice_work(positions)
         };

@@ -38,6 +38,20 @@ impl PackedValues {
         })
     }
 
+    /// `len` positions, all lost (code 0), with no capture marks and no
+    /// DTC bytes: codes only, 2 bits a position (a solver that finds the
+    /// capture marks again when it writes them out).
+    pub(crate) fn codes_only(len: u64) -> Result<PackedValues, GenError> {
+        let n = usize::try_from(len)
+            .map_err(|_| GenError::BadOptions(format!("{len} positions do not fit in memory")))?;
+        Ok(PackedValues {
+            len,
+            codes: (0..n.div_ceil(32)).map(|_| AtomicU64::new(0)).collect(),
+            captures: Vec::new(),
+            dtc: Vec::new(),
+        })
+    }
+
     /// Values from their words (as [`PackedValues::code_word`],
     /// [`PackedValues::capture_word`] and [`PackedValues::dtc_bytes`] give
     /// them); `None` when the lengths do not fit `len`.
@@ -261,6 +275,19 @@ impl PackedSide {
         let index = MaterialIndex::new(material);
         let values =
             PackedValues::new(index.count(), with_dtc).map_err(|_| GenError::TooLarge(material))?;
+        Ok(PackedSide {
+            material,
+            index,
+            values,
+        })
+    }
+
+    /// Empty codes (no capture marks, no DTC bytes) for every position of
+    /// `material`.
+    pub(crate) fn codes_only(material: Material) -> Result<PackedSide, GenError> {
+        let index = MaterialIndex::new(material);
+        let values =
+            PackedValues::codes_only(index.count()).map_err(|_| GenError::TooLarge(material))?;
         Ok(PackedSide {
             material,
             index,
