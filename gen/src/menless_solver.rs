@@ -35,12 +35,15 @@
 //! the levels are the DTC. Without DTC a mark stands for a block of
 //! [`BLOCK`] positions (so two sets take 1/128 bit a position): a level
 //! visits every settled position of a marked block, the fresh ones and
-//! older ones beside them (capture positions, level-1 seeds, are passed
-//! over after level 1). Visiting an older one again settles nothing new:
-//! its lost predecessors' predecessors are won already, and a predecessor
-//! it verifies again is lost only if every move of it leads to a won
-//! position, which has been true since the last of them settled only if
-//! that was at this level. The capture marks are then not kept at all
+//! older ones beside them, but for capture positions at every level other
+//! than theirs, 1 (visited at level 0, a lost one would give its
+//! predecessors level 1 instead of 2). Visiting an older one again
+//! settles nothing new: the predecessors of an older lost position are
+//! won already (or must capture), and a predecessor an older won one
+//! verifies again is lost only if every move of it leads to a won
+//! position, which became true at this level only (had it been true
+//! before, the last of those positions to settle would have settled it
+//! then). The capture marks are then not kept at all
 //! while solving; the table writer finds them again, a window at a time
 //! ([`capture_words`]).
 //!

@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn kings_capture_as_the_move_generator_says() {
-        // Random king positions of 2 to 8 kings, White to move.
+        // Random king positions of 2 to 10 kings, White to move.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             seed ^= seed << 13;
@@ -223,7 +223,7 @@ mod tests {
         let (mut captures, mut quiet) = (0, 0);
         for _ in 0..200_000 {
             let (mut white, mut black) = (0u64, 0u64);
-            let (w, b) = (1 + next() % 4, 1 + next() % 4);
+            let (w, b) = (1 + next() % 5, 1 + next() % 5);
             while white.count_ones() < w as u32 {
                 white |= 1 << (next() % 50);
             }
