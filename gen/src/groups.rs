@@ -205,6 +205,12 @@ pub(crate) fn group_keys(
 /// men). A man step raises the first two (a White step) or the third (a
 /// Black step) by at most one, so the slices of a part lead only into a
 /// few parts of the next group (see [`parts_read`]), never into all of it.
+///
+/// A placement of a single man (a pair with one man) is its own part: its
+/// square plus one in bits 16 and up ([`ONE_MAN_SHIFT`]). The slices of
+/// such a pair are few and large (`KKK-KKKKM` has 3.0 G king placements a
+/// side), so a part is one slice, and a man step leads into the one or
+/// two parts of the squares ahead.
 pub(crate) fn part_of_men(white_men: u64, black_men: u64) -> u32 {
     let most = |mut men: u64, white: bool| {
         let mut most = 0;
@@ -215,7 +221,20 @@ pub(crate) fn part_of_men(white_men: u64, black_men: u64) -> u32 {
         most
     };
     let walked = advancement_of(white_men, 0);
-    walked << 8 | most(white_men, true) << 4 | most(black_men, false)
+    let square = match (white_men | black_men).count_ones() {
+        1 => ((white_men | black_men).trailing_zeros() + 1) << ONE_MAN_SHIFT,
+        _ => 0,
+    };
+    square | walked << 8 | most(white_men, true) << 4 | most(black_men, false)
+}
+
+/// Where a part key keeps the square of a pair's single man, plus one (0
+/// where the pair has more men: see [`part_of_men`]).
+const ONE_MAN_SHIFT: u32 = 16;
+
+/// The square of the single man of a part of a one-man pair, if it is one.
+fn one_man_square(part: u32) -> Option<u32> {
+    (part >> ONE_MAN_SHIFT).checked_sub(1)
 }
 
 /// The part of `slice` (see [`part_of_men`]): of its side-0 placement, or
@@ -260,7 +279,15 @@ pub(crate) fn part_sizes(
 ) -> std::collections::BTreeMap<u32, u64> {
     let mut sizes = std::collections::BTreeMap::new();
     let symmetric = indexes.len() == 1;
-    for (part, placements) in men_by_part(indexes[0].material(), advancement) {
+    let material = indexes[0].material();
+    if material.white_men + material.black_men == 1 {
+        // A part a square: the placement and its mirror's, two keys.
+        for (white_men, black_men) in one_man_placements(material, advancement) {
+            sizes.insert(part_of_men(white_men, black_men), 2);
+        }
+        return sizes;
+    }
+    for (part, placements) in men_by_part(material, advancement) {
         let (key, keys) = if symmetric {
             let flipped = (advancement - (part >> 8)) << 8 | (part & 15) << 4 | (part >> 4 & 15);
             (part.min(flipped), placements)
@@ -270,6 +297,17 @@ pub(crate) fn part_sizes(
         *sizes.entry(key).or_insert(0) += keys;
     }
     sizes
+}
+
+/// The placements `(white men, black men)` of the single man of
+/// `material` (White to move) that have walked `advancement` rows.
+fn one_man_placements(material: Material, advancement: u32) -> Vec<(u64, u64)> {
+    let white = material.white_men == 1;
+    (0..50u32)
+        .filter(|&d| walked_rows(d, white) == advancement)
+        .filter(|&d| dense::row(d) != if white { 0 } else { 9 })
+        .map(|d| if white { (1 << d, 0) } else { (0, 1 << d) })
+        .collect()
 }
 
 /// How many men of one colour stand on each row (`counts[row]`, rows as
@@ -354,6 +392,9 @@ fn men_by_part(material: Material, advancement: u32) -> std::collections::BTreeM
 /// by at most one; in a symmetric pair (`symmetric`), from either colour
 /// orientation of the slice, each named by the smaller of its two parts.
 pub(crate) fn parts_read(part: u32, advancement: u32, symmetric: bool) -> Vec<u32> {
+    if let Some(square) = one_man_square(part) {
+        return one_man_parts_read(part, square);
+    }
     let unpack = |p: u32| (p >> 8, p >> 4 & 15, p & 15);
     let pack = |(j, w, b): (u32, u32, u32)| j << 8 | w << 4 | b;
     // The part of the colour flip of a placement of `total` rows walked.
@@ -382,6 +423,31 @@ pub(crate) fn parts_read(part: u32, advancement: u32, symmetric: bool) -> Vec<u3
             }
         }
     }
+    out.sort_unstable();
+    out
+}
+
+/// The parts a step of the single man on `square` (of part `part`, see
+/// [`part_of_men`]) leads to: those of the squares ahead of it.
+fn one_man_parts_read(part: u32, square: u32) -> Vec<u32> {
+    let white = part >> 4 & 15 > 0;
+    let directions = if white {
+        dense::WHITE_FORWARD
+    } else {
+        dense::BLACK_FORWARD
+    };
+    let mut out: Vec<u32> = directions
+        .iter()
+        .filter_map(|&d| dense::RAYS[square as usize][d].squares().first())
+        .map(|&to| {
+            let man = 1u64 << to;
+            if white {
+                part_of_men(man, 0)
+            } else {
+                part_of_men(0, man)
+            }
+        })
+        .collect();
     out.sort_unstable();
     out
 }
@@ -483,15 +549,17 @@ pub(crate) fn bins_read(
 
 /// A part's name in unit ids and file names: `p<White rows>_<most
 /// advanced White man's rows>_<most advanced Black man's rows>`, `n`
-/// where a colour has no men.
+/// where a colour has no men, and `_s<square>` (1-50, White to move) for
+/// the single man of a one-man pair.
 pub(crate) fn part_name(part: u32) -> String {
     let most = |x: u32| match x {
         0 => "n".to_string(),
         x => (x - 1).to_string(),
     };
+    let square = one_man_square(part).map_or(String::new(), |d| format!("_s{}", d + 1));
     format!(
-        "p{}_{}_{}",
-        part >> 8,
+        "p{}_{}_{}{square}",
+        part >> 8 & 255,
         most(part >> 4 & 15),
         most(part & 15)
     )
@@ -622,7 +690,7 @@ mod tests {
     #[test]
     fn part_sizes_counted_from_rows_are_those_of_a_walk() {
         for name in [
-            "KM-K", "M-M", "KM-MM", "MM-MM", "M-MMM", "MMM-MM", "KMM-KM", "MMMM-M", "KKM-M",
+            "KM-K", "K-KM", "M-M", "KM-MM", "MM-MM", "M-MMM", "MMM-MM", "KMM-KM", "MMMM-M", "KKM-M",
         ] {
             let m: Material = name.parse().unwrap();
             let mut indexes = vec![MaterialIndex::new(m)];
@@ -730,7 +798,9 @@ mod tests {
 
     #[test]
     fn a_man_step_leads_only_into_the_parts_read() {
-        for name in ["KM-MM", "MM-MM", "KMM-KM", "MMM-M", "KM-KM"] {
+        for name in [
+            "KM-MM", "MM-MM", "KMM-KM", "MMM-M", "KM-KM", "KKM-K", "KK-KM",
+        ] {
             let m: Material = name.parse().unwrap();
             let mut indexes = vec![MaterialIndex::new(m)];
             if !m.is_symmetric() {

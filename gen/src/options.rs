@@ -56,7 +56,18 @@ pub struct GenOptions {
     /// unit, many more units, the same tables. `None` (the default):
     /// never.
     pub split_groups_above: Option<u64>,
+    /// A slice of more positions than this (both sides to move) is solved
+    /// in 2 bits a position and a little (see `docs/SLICES.md`, "Huge
+    /// slices in 2 bits") instead of the 3.5 bytes a position of a big
+    /// slice: the same tables, slower. Default
+    /// [`DEFAULT_BITSET_SLICES_ABOVE`].
+    pub bitset_slices_above: u64,
 }
+
+/// The default of [`GenOptions::bitset_slices_above`]: 2^31 positions (7
+/// GiB for a big slice). Only the one-man pairs of seven kings (eight
+/// pieces) have larger slices.
+pub const DEFAULT_BITSET_SLICES_ABOVE: u64 = 1 << 31;
 
 impl GenOptions {
     /// Every material up to `max_pieces` under `rule_set` in `dir`.
@@ -75,6 +86,7 @@ impl GenOptions {
             dtc: false,
             compact_dtc: true,
             split_groups_above: None,
+            bitset_slices_above: DEFAULT_BITSET_SLICES_ABOVE,
         }
     }
 }

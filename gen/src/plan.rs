@@ -461,6 +461,8 @@ struct MemoryModel {
     threads: u64,
     /// [`GenOptions::split_groups_above`].
     split_above: Option<u64>,
+    /// [`GenOptions::bitset_slices_above`].
+    bitset_above: u64,
 }
 
 impl MemoryModel {
@@ -480,6 +482,7 @@ impl MemoryModel {
             queue_bytes: options.queue_bytes,
             threads: threads as u64,
             split_above: options.split_groups_above,
+            bitset_above: options.bitset_slices_above,
         }
     }
 
@@ -523,10 +526,13 @@ impl MemoryModel {
     /// one big slice for all: a 2-byte cell and a byte while seeding per
     /// node, and the waves (4 bytes an entry; measured at their largest,
     /// 0.1 to 1 byte a node: `KKK-KKK.solve` peaked at 0.996 GiB,
-    /// `KK-KKKK.solve` at 1.98 GiB, run alone).
+    /// `KK-KKKK.solve` at 1.98 GiB, run alone); above `bitset_above`
+    /// nodes, 2 bits a node and its marks.
     fn slice_work(&self, nodes: u64) -> u64 {
         const BIG: u64 = 1 << 23;
-        if nodes > BIG {
+        if nodes > self.bitset_above {
+            crate::slice_solver::bitset_work_bytes(nodes, self.dtc)
+        } else if nodes > BIG {
             nodes * 7 / 2
         } else {
             self.threads * nodes * 10

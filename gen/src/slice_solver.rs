@@ -31,8 +31,9 @@
 //!    pair's finished values at 2 bits per position (and 1 bit marking
 //!    capture positions, whose stored value is "don't care").
 //!
-//! A material without men is a single slice, solved by all threads together
-//! (see [`SliceSolver::solve_big`]). Only materials outside the counted
+//! A big slice is solved by all threads together (see
+//! [`SliceSolver::solve_big`]), a huge one in 2 bits a position
+//! (`SliceSolver::solve_bitset`, in `bitset.rs`). Only materials outside the counted
 //! endings go this way: their tables keep a bare result, which does not
 //! depend on the order in which values settle. The counted endings (at most
 //! 4 pieces) keep distances and are solved whole by [`crate::counted_solver`].
@@ -53,6 +54,9 @@ use crate::kings_only;
 use crate::progress::Progress;
 use crate::values::{Layer, PackedValues};
 use rules::dense;
+
+mod bitset;
+pub(crate) use bitset::work_bytes as bitset_work_bytes;
 
 /// Node states inside a slice.
 const NODE_UNKNOWN: u8 = 0;

@@ -374,7 +374,8 @@ impl GroupWork<'_> {
             advancement: self.advancement,
             bin: self.bin()?,
         };
-        group_solve::solve_group(tb, o.rule_set, group, target, o.dtc, progress)
+        let how = (o.dtc, group_solve::SliceMode::of(o));
+        group_solve::solve_group(tb, o.rule_set, group, target, how, progress)
     }
 }
 
@@ -480,7 +481,7 @@ fn solve_pair(
             rule_set,
             pair,
             progress,
-            options.dtc,
+            (options.dtc, group_solve::SliceMode::of(options)),
         )?)
     } else {
         let queue_budget = usize::try_from(options.queue_bytes / 8).unwrap_or(usize::MAX);

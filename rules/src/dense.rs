@@ -34,6 +34,9 @@ const fn dense_of(b: usize) -> usize {
 /// [`crate::Direction::ALL`]).
 pub const WHITE_FORWARD: [usize; 2] = [0, 1];
 
+/// Black men step in these directions (down-left, down-right).
+pub const BLACK_FORWARD: [usize; 2] = [2, 3];
+
 /// `RAYS[i][d]`: the squares from dense square `i` in direction `d` (the
 /// order of [`crate::Direction::ALL`]).
 pub static RAYS: [[Ray; 4]; 50] = {
@@ -128,6 +131,38 @@ pub fn kings_can_capture(kings: u64, opponents: u64, occupied: u64) -> bool {
         }
     }
     false
+}
+
+/// Whether one of the men `men` can capture a piece of `opponents` among
+/// the pieces `occupied`: a man captures in all four directions, over an
+/// adjacent piece of theirs onto the empty square beyond it. The move
+/// generator's answer (a test compares them), without building a
+/// position.
+#[inline]
+pub fn men_can_capture(men: u64, opponents: u64, occupied: u64) -> bool {
+    let mut ms = men;
+    while ms != 0 {
+        let m = ms.trailing_zeros() as usize;
+        ms &= ms - 1;
+        for next in &NEXT {
+            let over = next[m];
+            if over < 64 && opponents >> over & 1 == 1 {
+                let beyond = next[over as usize];
+                if beyond < 64 && occupied >> beyond & 1 == 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether the side with the men `men` and the kings `kings` must capture
+/// a piece of `opponents` (all pieces: `occupied`): see
+/// [`kings_can_capture`] and [`men_can_capture`].
+#[inline]
+pub fn can_capture(men: u64, kings: u64, opponents: u64, occupied: u64) -> bool {
+    men_can_capture(men, opponents, occupied) || kings_can_capture(kings, opponents, occupied)
 }
 
 /// The row of dense square `i`: 0 is squares 1-5 (White's crowning row),
@@ -244,6 +279,45 @@ mod tests {
             }
         }
         assert!(captures > 10_000 && quiet > 10_000, "{captures} {quiet}");
+    }
+
+    #[test]
+    fn men_and_kings_capture_as_the_move_generator_says() {
+        // Random positions of 1 to 5 pieces a side, each a man or a king
+        // (no man on its own crowning row), White to move.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut captures, mut by_men, mut quiet) = (0, 0, 0);
+        for _ in 0..200_000 {
+            let mut pieces = [[0u64; 2]; 2];
+            for (colour, crowning_row) in [(0, 0), (1, 9)] {
+                for _ in 0..1 + next() % 5 {
+                    let sq = (next() % 50) as u32;
+                    let taken = pieces.iter().flatten().any(|m| m >> sq & 1 == 1);
+                    let king = next() % 2 == 0 || row(sq) == crowning_row;
+                    if !taken {
+                        pieces[colour][usize::from(king)] |= 1 << sq;
+                    }
+                }
+            }
+            let [[wm, wk], [bm, bk]] = pieces;
+            let occupied = wm | wk | bm | bk;
+            let pos = Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
+                .expect("no man on its crowning row");
+            let ours = can_capture(wm, wk, bm | bk, occupied);
+            assert_eq!(ours, pos.has_capture(), "{wm:#x} {wk:#x} {bm:#x} {bk:#x}");
+            match (ours, men_can_capture(wm, bm | bk, occupied)) {
+                (true, true) => by_men += 1,
+                (true, false) => captures += 1,
+                _ => quiet += 1,
+            }
+        }
+        assert!(captures > 5_000 && by_men > 5_000 && quiet > 10_000);
     }
 
     #[test]

@@ -112,6 +112,12 @@ pub struct BuildArgs {
     /// same tables). Default: never.
     #[arg(long, value_name = "POSITIONS")]
     pub split_groups_above: Option<u64>,
+    /// Solve a slice of more positions than this (both sides to move) in
+    /// 2 bits a position instead of 3.5 bytes (slower, same tables; it
+    /// counts in each unit's memory). Only the one-man pairs of seven
+    /// kings (eight pieces) pass the default.
+    #[arg(long, value_name = "POSITIONS", default_value_t = gen::DEFAULT_BITSET_SLICES_ABOVE)]
+    pub bitset_slices_above: u64,
     /// These materials (and what they depend on) instead, e.g. KKM-K.
     #[arg(value_parser = parse_material)]
     pub materials: Vec<format::Material>,
@@ -142,6 +148,7 @@ impl BuildArgs {
         options.queue_bytes = self.queue_memory.saturating_mul(1 << 20);
         options.dtc = self.dtc;
         options.split_groups_above = self.split_groups_above;
+        options.bitset_slices_above = self.bitset_slices_above;
         Ok(options)
     }
 }

@@ -110,6 +110,10 @@ fn job_script(exe: &Path, options: &GenOptions, tables: &TableArgs, unit: &Unit)
     if let Some(most) = options.split_groups_above {
         words.extend(["--split-groups-above".into(), most.to_string()]);
     }
+    if options.bitset_slices_above != gen::DEFAULT_BITSET_SLICES_ABOVE {
+        let most = options.bitset_slices_above.to_string();
+        words.extend(["--bitset-slices-above".into(), most]);
+    }
     if options.dtc {
         words.push("--dtc".into());
     }

@@ -1,0 +1,579 @@
+//! Huge slices in 2 bits a position: the bit-set method of the materials
+//! without men ([`crate::menless_solver`]), exits added.
+//!
+//! [`SliceSolver::solve_big`] keeps a 16-bit cell, a seed byte and 32-bit
+//! node numbers per position: 3.5 bytes a position, and at most 4 G
+//! positions a slice. A slice of the one-man pairs of seven kings at eight
+//! pieces (`KKK-KKKKM`: 3.0 G king placements a side, 6.0 G positions)
+//! would need 21 GB so, and does not fit its numbers. This path keeps a
+//! 2-bit code a position and a fresh mark per block of positions (exact
+//! marks, a bit a position, where DTC bytes are kept), with the codes and
+//! passes of the menless solver:
+//!
+//! - `LOSS`, `WIN`: settled; `UNSETTLED` (code 3): not settled yet, or a
+//!   capture position whose captures only draw, or a position without
+//!   king moves whose exits draw (neither is ever a predecessor: a capture
+//!   test keeps the first out, the second has no king move);
+//! - `NEXT_LOSS` (the draw code, free while solving): lost, found for the
+//!   next level.
+//!
+//! The seeds are [`SliceSolver::examine`]'s: a capture position's value,
+//! a win by an exit (a man step or a crowning into a lost position), a
+//! loss without king moves, at level 1 (0 without any move). A position
+//! verified from a won successor is lost when every king move of it leads
+//! to a won position **and no exit of it draws**: its exits are examined
+//! again then (an exit that wins would have settled it as a seed). So the
+//! counters and escape flags of the slice solver are not kept, only found
+//! again where they decide.
+//!
+//! Marks per block: a level visits every settled position of a marked
+//! block, older ones too; the menless solver's argument holds (an older
+//! lost position's predecessors are won already; an older won one verifies
+//! a predecessor lost only if that became true at this level), but for
+//! level 0, whose blocks may hold seeds of level 1: level 0 visits only
+//! the positions without any move, and capture positions are visited at
+//! level 1 only.
+//!
+//! The same values and levels as the other paths: `tests` in
+//! [`crate::group_solve`] compare them value by value, DTC too.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use rules::{dense, Move};
+
+use super::{other_part, Part, SliceSolver, FLAG_CAPTURE, FLAG_ESCAPE, NODE_LOST, NODE_WON};
+use crate::error::GenError;
+use crate::groups::Slice;
+use crate::kings_only;
+use crate::progress::Progress;
+
+/// Lost for the side to move.
+const LOSS: u8 = 0;
+/// Lost, settled at the next level (the draw code, free while solving).
+const NEXT_LOSS: u8 = 1;
+/// Won for the side to move.
+const WIN: u8 = 2;
+/// Not settled yet (see the module's comment).
+const UNSETTLED: u8 = 3;
+
+/// Positions a fresh mark stands for without DTC (as the menless
+/// solver's blocks: a power of two, a multiple of 32).
+const BLOCK: u64 = 256;
+
+/// Positions a task of the seed and the finish takes at a time.
+const CHUNK: u64 = 1 << 16;
+
+/// Mark words a task of a level's visit takes at a time.
+const MARK_WORDS: usize = 1024;
+
+/// Each of the four 2-bit fields' low bit.
+const LOW: u64 = 0x5555_5555_5555_5555;
+
+/// Bytes of working memory of a slice of `nodes` positions (both sides)
+/// solved this way: its codes and two sets of fresh marks.
+pub(crate) fn work_bytes(nodes: u64, with_dtc: bool) -> u64 {
+    let per_mark = if with_dtc { 1 } else { BLOCK };
+    nodes.div_ceil(32) * 8 + 2 * nodes.div_ceil(per_mark).div_ceil(64) * 8
+}
+
+/// Which settled positions of a level a pass visits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Visit {
+    /// The won ones: their predecessors are verified.
+    Won,
+    /// The lost ones: their predecessors are won (this pass clears the
+    /// level's marks).
+    Lost,
+}
+
+/// Per-thread lists reused from position to position.
+#[derive(Default)]
+struct Scratch {
+    preds: Vec<(u64, u64)>,
+    codes: Vec<u8>,
+    children: Vec<(u64, u64)>,
+    moves: Vec<Move>,
+}
+
+/// One slice being solved: its parts (see [`SliceSolver::parts`]), a code
+/// per node (node `x * kings + k`: king placement `k` of part `x`) and
+/// the fresh marks of even and odd levels.
+struct BitsetSlice<'s, 'a> {
+    solver: &'s SliceSolver<'a>,
+    parts: Vec<Part>,
+    kings: u64,
+    nodes: u64,
+    codes: Vec<AtomicU64>,
+    /// A fresh mark stands for `1 << shift` nodes.
+    shift: u32,
+    marks: [Vec<AtomicU64>; 2],
+}
+
+impl SliceSolver<'_> {
+    /// Solves one slice with every thread in 2 bits a position (see the
+    /// module's comment); the same values, DTC too, as
+    /// [`SliceSolver::solve_big`]. Returns its positions.
+    pub(crate) fn solve_bitset(&self, slice: &Slice, progress: &Progress) -> Result<u64, GenError> {
+        let parts = self.parts(slice)?;
+        let kings = self.indexes[0].king_placements();
+        let nodes = parts.len() as u64 * kings;
+        let with_dtc = self.write.keeps_dtc();
+        let per_mark = if with_dtc { 1 } else { BLOCK };
+        let zeroed = |bits: u64| (0..bits.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let run = BitsetSlice {
+            solver: self,
+            parts,
+            kings,
+            nodes,
+            codes: zeroed(2 * nodes),
+            shift: per_mark.trailing_zeros(),
+            marks: [
+                zeroed(nodes.div_ceil(per_mark)),
+                zeroed(nodes.div_ceil(per_mark)),
+            ],
+        };
+        run.seed(progress)?;
+        let limit = self.level_limit();
+        run.by_levels(self.propagation_bound(limit))?;
+        run.finish(limit, progress)?;
+        Ok(nodes)
+    }
+}
+
+impl BitsetSlice<'_, '_> {
+    #[inline]
+    fn code(&self, node: u64) -> u8 {
+        (self.codes[(node / 32) as usize].load(Ordering::Relaxed) >> (2 * (node % 32))) as u8 & 3
+    }
+
+    /// Sets node `node`'s code to `code` if it is not settled yet; returns
+    /// whether it was set here.
+    fn settle(&self, node: u64, code: u8) -> bool {
+        let word = &self.codes[(node / 32) as usize];
+        let shift = 2 * (node % 32);
+        let mut old = word.load(Ordering::Relaxed);
+        loop {
+            if (old >> shift) & 3 != u64::from(UNSETTLED) {
+                return false;
+            }
+            let new = old & !(3 << shift) | u64::from(code) << shift;
+            match word.compare_exchange_weak(old, new, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return true,
+                Err(now) => old = now,
+            }
+        }
+    }
+
+    fn marks(&self, level: u32) -> &[AtomicU64] {
+        &self.marks[level as usize % 2]
+    }
+
+    /// Marks node `node` (its block, without DTC) fresh at `level`.
+    fn mark(&self, level: u32, node: u64) {
+        let unit = node >> self.shift;
+        self.marks(level)[(unit / 64) as usize].fetch_or(1 << (unit % 64), Ordering::Relaxed);
+    }
+
+    /// Records that node `node` settled at `level`: its mark and its DTC.
+    fn settled_at(&self, level: u32, node: u64) {
+        self.mark(level, node);
+        self.solver.store_dtc(&self.parts, node as usize, level);
+    }
+
+    /// The part of node `node`, and its kings `(white, black)`.
+    fn kings_of(&self, node: u64) -> (usize, (u64, u64)) {
+        let (x, _, wk, bk) = self.solver.node_kings(&self.parts, node as usize);
+        (x, (wk, bk))
+    }
+
+    /// Whether the side to move in part `x` with the kings `(wk, bk)`
+    /// must capture.
+    #[inline]
+    fn must_capture(&self, x: usize, (wk, bk): (u64, u64)) -> bool {
+        let part = &self.parts[x];
+        let occupied = part.men() | wk | bk;
+        dense::can_capture(part.white_men, wk, part.black_men | bk, occupied)
+    }
+
+    /// The tasks of the seed and the finish: node ranges.
+    fn chunks(&self) -> Vec<(u64, u64)> {
+        (0..self.nodes.div_ceil(CHUNK))
+            .map(|c| (c * CHUNK, self.nodes.min((c + 1) * CHUNK)))
+            .collect()
+    }
+
+    /// The first look at every node ([`SliceSolver::examine`]): the
+    /// seeds settled and marked, every other node `UNSETTLED`.
+    fn seed(&self, progress: &Progress) -> Result<(), GenError> {
+        self.chunks()
+            .into_par_iter()
+            .try_for_each_init(Vec::new, |moves, (start, end)| {
+                self.seed_chunk(start, end, moves)?;
+                progress.advance((end - start) / 2);
+                Ok(())
+            })
+    }
+
+    fn seed_chunk(&self, start: u64, end: u64, moves: &mut Vec<Move>) -> Result<(), GenError> {
+        let mut codes = 0u64;
+        let walk = self
+            .solver
+            .walk_nodes(&self.parts, start as usize..end as usize);
+        for (node, (wk, bk)) in walk {
+            let node = node as u64;
+            let x = (node / self.kings) as usize;
+            let to = &self.parts[other_part(&self.parts, x)];
+            let init = self.solver.examine(&self.parts[x], to, wk, bk, moves)?;
+            let code = match init.state {
+                NODE_WON => WIN,
+                NODE_LOST => LOSS,
+                _ => UNSETTLED,
+            };
+            if code != UNSETTLED {
+                self.settled_at(u32::from(init.level), node);
+            }
+            codes |= u64::from(code) << (2 * (node % 32));
+            if node % 32 == 31 || node + 1 == end {
+                // Chunks start at multiples of 64, so a word is one task's.
+                self.codes[(node / 32) as usize].store(codes, Ordering::Relaxed);
+                codes = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Visits level after level up to `bound` (see [`crate::kings_only`]),
+    /// until one settles nothing.
+    fn by_levels(&self, bound: Option<u32>) -> Result<(), GenError> {
+        let mut level = 0;
+        while !kings_only::past(bound, level + 1) {
+            // Nothing is won at level 0 (a win takes a move).
+            let won = if level == 0 {
+                0
+            } else {
+                self.visit(level, Visit::Won)?
+            };
+            let settled = won + self.visit(level, Visit::Lost)?;
+            self.promote(level + 1);
+            // Level 0 may settle nothing while level 1 holds the seeds.
+            if settled == 0 && level > 0 {
+                break;
+            }
+            level += 1;
+        }
+        Ok(())
+    }
+
+    /// The mark words of `level`, a task's worth at a time.
+    fn mark_tasks(&self, level: u32) -> Vec<(usize, usize)> {
+        let n = self.marks(level).len();
+        (0..n.div_ceil(MARK_WORDS))
+            .map(|c| (c * MARK_WORDS, n.min((c + 1) * MARK_WORDS)))
+            .collect()
+    }
+
+    /// Visits the settled nodes of the units marked at `level` that
+    /// `which` names; returns how many nodes it settled (at `level + 1`).
+    fn visit(&self, level: u32, which: Visit) -> Result<u64, GenError> {
+        self.mark_tasks(level)
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, (first, end)| {
+                let marks = self.marks(level);
+                let mut settled = 0;
+                for (w, word) in marks.iter().enumerate().take(end).skip(first) {
+                    let mut bits = match which {
+                        Visit::Won => word.load(Ordering::Relaxed),
+                        Visit::Lost => word.swap(0, Ordering::Relaxed),
+                    };
+                    while bits != 0 {
+                        let unit = 64 * w as u64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        settled += self.visit_unit(level, which, unit, scratch)?;
+                    }
+                }
+                Ok(settled)
+            })
+            .sum()
+    }
+
+    /// Visits the nodes of unit `unit` that `which` names. Without DTC a
+    /// unit is a block: level 0 takes only its nodes without any move, and
+    /// levels past 1 skip its capture positions (see the module's
+    /// comment).
+    fn visit_unit(
+        &self,
+        level: u32,
+        which: Visit,
+        unit: u64,
+        scratch: &mut Scratch,
+    ) -> Result<u64, GenError> {
+        let first = unit << self.shift;
+        let end = ((unit + 1) << self.shift).min(self.nodes);
+        let blocks = self.shift > 0;
+        let mut settled = 0;
+        for w in first / 32..end.div_ceil(32) {
+            let codes = self.codes[w as usize].load(Ordering::Relaxed);
+            let (high, low) = (codes >> 1 & LOW, codes & LOW);
+            let mut wanted = match which {
+                Visit::Won => high & !low,
+                Visit::Lost => !high & !low & LOW,
+            } & field_mask(w * 32, first, end);
+            while wanted != 0 {
+                let node = 32 * w + u64::from(wanted.trailing_zeros() / 2);
+                wanted &= wanted - 1;
+                let (x, kings) = self.kings_of(node);
+                if blocks && level == 0 && !self.has_no_move(x, kings, scratch)? {
+                    continue;
+                }
+                if blocks && level > 1 && self.must_capture(x, kings) {
+                    continue;
+                }
+                let lost = which == Visit::Lost;
+                settled += self.visit_node(level, (x, lost), kings, scratch)?;
+            }
+        }
+        Ok(settled)
+    }
+
+    /// Whether the node of part `x` with the kings `kings` has no move at
+    /// all (lost at level 0).
+    fn has_no_move(
+        &self,
+        x: usize,
+        (wk, bk): (u64, u64),
+        scratch: &mut Scratch,
+    ) -> Result<bool, GenError> {
+        let to = &self.parts[other_part(&self.parts, x)];
+        let init = self
+            .solver
+            .examine(&self.parts[x], to, wk, bk, &mut scratch.moves)?;
+        Ok(init.level == 0)
+    }
+
+    /// Settles the predecessors of a node of part `x` with the kings
+    /// `(wk, bk)`, lost (`lost`) or won, at `level + 1`; returns how many
+    /// it settled.
+    fn visit_node(
+        &self,
+        level: u32,
+        (x, lost): (usize, bool),
+        (wk, bk): (u64, u64),
+        scratch: &mut Scratch,
+    ) -> Result<u64, GenError> {
+        let y = other_part(&self.parts, x);
+        // A predecessor, stored White to move, has the flipped kings: its
+        // white kings are our black kings with one moved back.
+        let black = dense::flip(wk);
+        let mut preds = std::mem::take(&mut scratch.preds);
+        self.king_moves(y, (dense::flip(bk), black), true, &mut preds);
+        // Their codes are read all at once, so that the reads (mostly
+        // cache misses) overlap.
+        scratch.codes.clear();
+        scratch
+            .codes
+            .extend(preds.iter().map(|&(p, _)| self.code(p)));
+        let mut settled = 0;
+        for (j, &(p, white)) in preds.iter().enumerate() {
+            if scratch.codes[j] != UNSETTLED || self.must_capture(y, (white, black)) {
+                continue;
+            }
+            let code = if lost {
+                WIN
+            } else if self.is_lost(y, (white, black), scratch)? {
+                NEXT_LOSS
+            } else {
+                continue;
+            };
+            if self.settle(p, code) {
+                self.settled_at(level + 1, p);
+                settled += 1;
+            }
+        }
+        scratch.preds = preds;
+        Ok(settled)
+    }
+
+    /// Whether the unsettled node of part `y` with the kings `(wk, bk)`
+    /// (not a capture position) is lost now: every king move leads to a
+    /// won position (none is won at the next level yet when this is
+    /// asked), and no exit draws (none wins, or it would be settled).
+    fn is_lost(
+        &self,
+        y: usize,
+        (wk, bk): (u64, u64),
+        scratch: &mut Scratch,
+    ) -> Result<bool, GenError> {
+        let x = other_part(&self.parts, y);
+        // The moves' positions, stored White to move in part `x`: our
+        // kings, flipped, are their black kings, one of them moved.
+        self.king_moves(
+            x,
+            (dense::flip(bk), dense::flip(wk)),
+            false,
+            &mut scratch.children,
+        );
+        let mut wins = true;
+        for &(c, _) in &scratch.children {
+            wins &= self.code(c) == WIN;
+        }
+        if !wins {
+            return Ok(false);
+        }
+        let init =
+            self.solver
+                .examine(&self.parts[y], &self.parts[x], wk, bk, &mut scratch.moves)?;
+        Ok(init.flags & (FLAG_ESCAPE | FLAG_CAPTURE) == 0)
+    }
+
+    /// Lists in `out` the nodes of part `t` one king move away from the
+    /// kings `(white, black)` (in `t`'s frame, beside its men): a white
+    /// king moved if `white_moves`, else a black one; each with the new
+    /// kings of the colour moved.
+    fn king_moves(
+        &self,
+        t: usize,
+        (white, black): (u64, u64),
+        white_moves: bool,
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        out.clear();
+        let part = &self.parts[t];
+        let index = &self.solver.indexes[part.side];
+        let occupied = part.men() | white | black;
+        let first = t as u64 * self.kings;
+        let movers = if white_moves { white } else { black };
+        let mut rest = movers;
+        while rest != 0 {
+            let from = rest.trailing_zeros();
+            rest &= rest - 1;
+            let others = movers ^ (1 << from);
+            let ranks = if white_moves {
+                MoveRanks::White(index.king_move_ranks(part.men(), others, black))
+            } else {
+                MoveRanks::Black(index.black_king_move_ranks(part.men(), white, others))
+            };
+            for ray in &dense::RAYS[from as usize] {
+                for &to in ray.squares() {
+                    if occupied >> to & 1 == 1 {
+                        break;
+                    }
+                    let to = u32::from(to);
+                    out.push((first + ranks.rank_with(to), others | 1 << to));
+                }
+            }
+        }
+    }
+
+    /// Makes the nodes found lost for `level` (`NEXT_LOSS`) lost; every
+    /// one is in a unit marked at `level`.
+    fn promote(&self, level: u32) {
+        self.mark_tasks(level)
+            .into_par_iter()
+            .for_each(|(first, end)| {
+                let marks = self.marks(level);
+                for (w, word) in marks.iter().enumerate().take(end).skip(first) {
+                    let mut bits = word.load(Ordering::Relaxed);
+                    while bits != 0 {
+                        let unit = 64 * w as u64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        let first = unit << self.shift;
+                        let end = ((unit + 1) << self.shift).min(self.nodes);
+                        for c in first / 32..end.div_ceil(32) {
+                            let word = &self.codes[c as usize];
+                            let codes = word.load(Ordering::Relaxed);
+                            // Code 1 (low bit only) becomes 0.
+                            let next_loss = codes & !(codes >> 1) & LOW;
+                            if next_loss != 0 {
+                                word.fetch_and(!next_loss, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                }
+            });
+    }
+
+    /// Stores the values in the layer written: what is not settled is
+    /// drawn, and so is what settled past the 25-move rule's `limit`
+    /// (only where DTC bytes are kept do the levels go on past it); the
+    /// capture marks are found again.
+    fn finish(&self, limit: Option<u32>, progress: &Progress) -> Result<(), GenError> {
+        self.chunks().into_par_iter().try_for_each(|(start, end)| {
+            self.finish_chunk(start, end, limit)?;
+            progress.advance((end - start) - (end - start) / 2);
+            Ok(())
+        })
+    }
+
+    fn finish_chunk(&self, start: u64, end: u64, limit: Option<u32>) -> Result<(), GenError> {
+        let draw = format::Wdl::Draw.code();
+        let mut node = start;
+        while node < end {
+            let x = (node / self.kings) as usize;
+            let run_end = end.min((x as u64 + 1) * self.kings);
+            let part = &self.parts[x];
+            let store = self.solver.write.store(part.store);
+            let base = part.base + (node - x as u64 * self.kings);
+            let mut values = Vec::with_capacity((run_end - node) as usize);
+            let walk = self
+                .solver
+                .walk_nodes(&self.parts, node as usize..run_end as usize);
+            for (j, (n, kings)) in walk.enumerate() {
+                let code = match self.code(n as u64) {
+                    NEXT_LOSS => {
+                        return Err(GenError::Internal(
+                            "a position found lost was left unmarked".into(),
+                        ))
+                    }
+                    UNSETTLED => draw,
+                    code if limit.is_some() && store.has_dtc() => {
+                        let past = kings_only::past(limit, u32::from(store.dtc(base + j as u64)));
+                        if past {
+                            draw
+                        } else {
+                            code
+                        }
+                    }
+                    code => code,
+                };
+                values.push((code, self.must_capture(x, kings)));
+            }
+            store.store_run(base, values.into_iter());
+            node = run_end;
+        }
+        Ok(())
+    }
+}
+
+/// The mask of the 2-bit fields of the code word whose first node is
+/// `base` that hold nodes `first..end`.
+fn field_mask(base: u64, first: u64, end: u64) -> u64 {
+    let from = first.saturating_sub(base).min(32);
+    let to = end.saturating_sub(base).min(32);
+    let below = |n: u64| {
+        if n == 32 {
+            u64::MAX
+        } else {
+            (1u64 << (2 * n)) - 1
+        }
+    };
+    below(to) & !below(from)
+}
+
+/// The ranks of the positions where one king of a colour moves (on the
+/// stack, as in the menless solver).
+#[allow(clippy::large_enum_variant)]
+enum MoveRanks {
+    White(format::KingMoveRanks),
+    Black(format::BlackKingMoveRanks),
+}
+
+impl MoveRanks {
+    #[inline]
+    fn rank_with(&self, square: u32) -> u64 {
+        match self {
+            MoveRanks::White(r) => r.rank_with(square),
+            MoveRanks::Black(r) => r.rank_with(square),
+        }
+    }
+}
