@@ -82,21 +82,25 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, parts
     args.extend(&common_args);
     ok(dtb(&args));
     // The units bin parts together: up to three pieces, 359 units
-    // instead of 604 a part each.
+    // instead of 604 a part each; and solve every slice in 2 bits a
+    // position, as only huge ones are by default.
     let split_args: &[&str] = if parts == Parts::AlsoUnits {
-        &["--split-groups-above", "20000"]
+        &["--split-groups-above", "20000", "--bitset-slices-above", "0"]
     } else {
         &[]
     };
     if parts != Parts::No {
         // A part a unit, and parts binned up to a budget.
         for budget in ["0", "100000"] {
-            let parts = tempfile::tempdir().unwrap();
-            let mut args = vec!["gen", "--quiet", "--dir", parts.path().to_str().unwrap()];
+            let built = tempfile::tempdir().unwrap();
+            let mut args = vec!["gen", "--quiet", "--dir", built.path().to_str().unwrap()];
             args.extend(&common_args);
             args.extend(["--split-groups-above", budget]);
+            if parts == Parts::AlsoUnits {
+                args.extend(["--bitset-slices-above", "0"]);
+            }
             ok(dtb(&args));
-            assert_same_files(whole.path(), parts.path(), rule_set);
+            assert_same_files(whole.path(), built.path(), rule_set);
         }
     }
     let mut args = vec!["plan", "--json"];
@@ -169,7 +173,8 @@ fn unit_by_unit_up_to_four_pieces_with_dtc() {
 
 /// Every pair with men solved in parts of its groups, unit by unit and in
 /// process, gives the files of the build in whole groups (three pieces,
-/// binned: 359 units, one process each).
+/// binned: 359 units, one process each), every slice solved in 2 bits a
+/// position.
 #[test]
 fn unit_by_unit_in_parts_up_to_three_pieces_with_dtc() {
     unit_loop_matches_in_process(RuleSet::Fmjd, 3, true, Parts::AlsoUnits);
