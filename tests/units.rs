@@ -85,7 +85,12 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, parts
     // instead of 604 a part each; and solve every slice in 2 bits a
     // position, as only huge ones are by default.
     let split_args: &[&str] = if parts == Parts::AlsoUnits {
-        &["--split-groups-above", "20000", "--bitset-slices-above", "0"]
+        &[
+            "--split-groups-above",
+            "20000",
+            "--bitset-slices-above",
+            "0",
+        ]
     } else {
         &[]
     };

@@ -58,16 +58,18 @@ pub struct GenOptions {
     pub split_groups_above: Option<u64>,
     /// A slice of more positions than this (both sides to move) is solved
     /// in 2 bits a position and a little (see `docs/SLICES.md`, "Huge
-    /// slices in 2 bits") instead of the 3.5 bytes a position of a big
-    /// slice: the same tables, slower. Default
+    /// slices in 2 bits") instead of the 10 bytes a position a big slice
+    /// may take at its peak: the same tables, about 1.2 times the time.
+    /// Default
     /// [`DEFAULT_BITSET_SLICES_ABOVE`].
     pub bitset_slices_above: u64,
 }
 
-/// The default of [`GenOptions::bitset_slices_above`]: 2^31 positions (7
-/// GiB for a big slice). Only the one-man pairs of seven kings (eight
-/// pieces) have larger slices.
-pub const DEFAULT_BITSET_SLICES_ABOVE: u64 = 1 << 31;
+/// The default of [`GenOptions::bitset_slices_above`]: 2^26 positions
+/// (640 MiB for a big slice). No six-piece slice is larger (the largest
+/// has 38 M positions), so six pieces are built as before; the one-man
+/// pairs of six kings and more (seven and eight pieces) have larger ones.
+pub const DEFAULT_BITSET_SLICES_ABOVE: u64 = 1 << 26;
 
 impl GenOptions {
     /// Every material up to `max_pieces` under `rule_set` in `dir`.

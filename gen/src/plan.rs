@@ -524,16 +524,16 @@ impl MemoryModel {
     /// Working memory of slices with `nodes` nodes each: one slice per
     /// thread (a 2-byte cell and two 4-byte queues per node at most), or
     /// one big slice for all: a 2-byte cell and a byte while seeding per
-    /// node, and the waves (4 bytes an entry; measured at their largest,
-    /// 0.1 to 1 byte a node: `KKK-KKK.solve` peaked at 0.996 GiB,
-    /// `KK-KKKK.solve` at 1.98 GiB, run alone); above `bitset_above`
-    /// nodes, 2 bits a node and its marks.
+    /// node, the level-1 seeds and the waves (4 bytes an entry, twice
+    /// while a wave is gathered): 10 bytes a node, measured on the groups
+    /// of `KKKKKK-M` (10.5 bytes a node more than the 2-bit path's peak);
+    /// above `bitset_above` nodes, 2 bits a node and its marks.
     fn slice_work(&self, nodes: u64) -> u64 {
         const BIG: u64 = 1 << 23;
         if nodes > self.bitset_above {
             crate::slice_solver::bitset_work_bytes(nodes, self.dtc)
         } else if nodes > BIG {
-            nodes * 7 / 2
+            nodes * 10
         } else {
             self.threads * nodes * 10
         }

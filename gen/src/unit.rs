@@ -611,10 +611,8 @@ pub(crate) fn remove_group_files(dir: &Path, pair: Material) -> Result<(), GenEr
             let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
             let after = &rest[digits..];
             let part_file = after.strip_prefix(".p").is_some_and(|part| {
-                part.strip_suffix(".dtg").is_some_and(|p| {
-                    p.bytes()
-                        .all(|b| b.is_ascii_digit() || b"_ns".contains(&b))
-                })
+                part.strip_suffix(".dtg")
+                    .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit() || b"_ns".contains(&b)))
             });
             digits > 0 && (after.starts_with(".dtg") || part_file)
         });

@@ -2,10 +2,10 @@
 //! without men ([`crate::menless_solver`]), exits added.
 //!
 //! [`SliceSolver::solve_big`] keeps a 16-bit cell, a seed byte and 32-bit
-//! node numbers per position: 3.5 bytes a position, and at most 4 G
-//! positions a slice. A slice of the one-man pairs of seven kings at eight
-//! pieces (`KKK-KKKKM`: 3.0 G king placements a side, 6.0 G positions)
-//! would need 21 GB so, and does not fit its numbers. This path keeps a
+//! node numbers in its waves: up to 10 bytes a position at its peak
+//! (measured), and at most 4 G positions a slice. A slice of the one-man
+//! pairs of seven kings at eight pieces (`KKK-KKKKM`: 3.0 G king
+//! placements a side, 6.0 G positions) does not fit its numbers. This path keeps a
 //! 2-bit code a position and a fresh mark per block of positions (exact
 //! marks, a bit a position, where DTC bytes are kept), with the codes and
 //! passes of the menless solver:
