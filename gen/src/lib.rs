@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 mod assembly;
+mod bit_codes;
 mod captures;
 mod counted_solver;
 mod error;

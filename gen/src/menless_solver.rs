@@ -52,32 +52,19 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use format::{BlackKingMoveRanks, KingMoveRanks, Material, MaterialIndex, RuleSet, Wdl};
+use format::{Material, MaterialIndex, RuleSet, Wdl};
 use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{dense, Color, Move, Position};
 
+use crate::bit_codes::{
+    field_mask, promote_word, settled_fields, MoveRanks, BLOCK, LOSS, LOW, NEXT_LOSS, UNSETTLED,
+    WIN,
+};
 use crate::captures::ChildTables;
 use crate::error::GenError;
 use crate::progress::Progress;
 use crate::values::PackedSide;
-
-/// Lost for the side to move.
-const LOSS: u8 = 0;
-/// Lost, settled at the next level (the draw code, free while solving).
-const NEXT_LOSS: u8 = 1;
-/// Won for the side to move.
-const WIN: u8 = 2;
-/// Not settled yet, or a capture position whose captures draw.
-const UNSETTLED: u8 = 3;
-
-/// Positions a fresh mark stands for without DTC (a power of two; a
-/// multiple of 32, so that a block's codes fill whole code words).
-/// Measured on `KKK-KKK` (fmjd, 396 M positions, two threads): 227
-/// core-seconds with blocks of 64 positions, 225 with 256; the solver with
-/// exact marks and capture marks kept, 4 bits a position, that this one
-/// replaced took 228.
-const BLOCK: u64 = 256;
 
 /// Positions a task takes at a time (a multiple of 64, so that no two
 /// tasks share a word of codes or of capture marks).
@@ -254,19 +241,7 @@ impl MenlessSolver<'_> {
     /// Sets the code of position `i` of side `s` to `code` if it is not
     /// settled yet; returns whether it was set here.
     fn settle(&self, s: usize, i: u64, code: u8) -> bool {
-        let word = &self.sides[s].code_atomics()[(i / 32) as usize];
-        let shift = 2 * (i % 32);
-        let mut old = word.load(Ordering::Relaxed);
-        loop {
-            if (old >> shift) & 3 != u64::from(UNSETTLED) {
-                return false;
-            }
-            let new = old & !(3 << shift) | u64::from(code) << shift;
-            match word.compare_exchange_weak(old, new, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return true,
-                Err(now) => old = now,
-            }
-        }
+        crate::bit_codes::settle(self.sides[s].code_atomics(), i, code)
     }
 
     /// The chunks of every side: `(side, first position, count)`.
@@ -398,7 +373,6 @@ impl MenlessSolver<'_> {
         (s, unit): (usize, u64),
         scratch: &mut Scratch,
     ) -> u64 {
-        const LOW: u64 = 0x5555_5555_5555_5555;
         let side = &self.sides[s];
         let first = unit << self.shift;
         let end = ((unit + 1) << self.shift).min(side.len());
@@ -406,11 +380,8 @@ impl MenlessSolver<'_> {
         let mut settled = 0;
         for w in first / 32..end.div_ceil(32) {
             let codes = side.code_atomics()[w as usize].load(Ordering::Relaxed);
-            let (high, low) = (codes >> 1 & LOW, codes & LOW);
-            let mut wanted = match which {
-                Visit::Won => high & !low,
-                Visit::Lost => !high & !low & LOW,
-            } & field_mask(w * 32, first, end);
+            let mut wanted =
+                settled_fields(codes, which == Visit::Won) & field_mask(w * 32, first, end);
             while wanted != 0 {
                 let i = 32 * w + u64::from(wanted.trailing_zeros() / 2);
                 wanted &= wanted - 1;
@@ -535,7 +506,6 @@ impl MenlessSolver<'_> {
     /// Makes the positions found lost for `level` (`NEXT_LOSS`) lost.
     /// Every one is in a unit marked at `level`.
     fn promote(&self, level: u32) {
-        const LOW: u64 = 0x5555_5555_5555_5555;
         self.mark_tasks(level)
             .into_par_iter()
             .for_each(|(s, first, end)| {
@@ -548,13 +518,7 @@ impl MenlessSolver<'_> {
                         let first = unit << self.shift;
                         let end = ((unit + 1) << self.shift).min(side.len());
                         for c in first / 32..end.div_ceil(32) {
-                            let word = &side.code_atomics()[c as usize];
-                            let codes = word.load(Ordering::Relaxed);
-                            // Code 1 (low bit only) becomes 0.
-                            let next_loss = codes & !(codes >> 1) & LOW;
-                            if next_loss != 0 {
-                                word.fetch_and(!next_loss, Ordering::Relaxed);
-                            }
+                            promote_word(&side.code_atomics()[c as usize]);
                         }
                     }
                 }
@@ -582,7 +546,6 @@ impl MenlessSolver<'_> {
         limit: Option<u32>,
     ) -> Result<(), GenError> {
         let side = &self.sides[s];
-        const LOW: u64 = 0x5555_5555_5555_5555;
         let draw = u64::from(Wdl::Draw.code());
         for w in start / 32..(start + count).div_ceil(32) {
             let word = &side.code_atomics()[w as usize];
@@ -611,39 +574,5 @@ impl MenlessSolver<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// The mask of the 2-bit fields of the code word whose first position is
-/// `base` that hold positions `first..end`.
-fn field_mask(base: u64, first: u64, end: u64) -> u64 {
-    let from = first.saturating_sub(base).min(32);
-    let to = end.saturating_sub(base).min(32);
-    let below = |n: u64| {
-        if n == 32 {
-            u64::MAX
-        } else {
-            (1u64 << (2 * n)) - 1
-        }
-    };
-    below(to) & !below(from)
-}
-
-/// The ranks of the positions where one king of a colour moves (on the
-/// stack: one is made for each king of a position visited, so boxing the
-/// larger one would cost an allocation each time).
-#[allow(clippy::large_enum_variant)]
-enum MoveRanks {
-    White(KingMoveRanks),
-    Black(BlackKingMoveRanks),
-}
-
-impl MoveRanks {
-    #[inline]
-    fn rank_with(&self, square: u32) -> u64 {
-        match self {
-            MoveRanks::White(r) => r.rank_with(square),
-            MoveRanks::Black(r) => r.rank_with(square),
-        }
     }
 }

@@ -43,32 +43,19 @@ use rayon::prelude::*;
 use rules::{dense, Move};
 
 use super::{other_part, Part, SliceSolver, FLAG_CAPTURE, FLAG_ESCAPE, NODE_LOST, NODE_WON};
+use crate::bit_codes::{
+    field_mask, promote_word, settled_fields, MoveRanks, BLOCK, LOSS, NEXT_LOSS, UNSETTLED, WIN,
+};
 use crate::error::GenError;
 use crate::groups::Slice;
 use crate::kings_only;
 use crate::progress::Progress;
-
-/// Lost for the side to move.
-const LOSS: u8 = 0;
-/// Lost, settled at the next level (the draw code, free while solving).
-const NEXT_LOSS: u8 = 1;
-/// Won for the side to move.
-const WIN: u8 = 2;
-/// Not settled yet (see the module's comment).
-const UNSETTLED: u8 = 3;
-
-/// Positions a fresh mark stands for without DTC (as the menless
-/// solver's blocks: a power of two, a multiple of 32).
-const BLOCK: u64 = 256;
 
 /// Positions a task of the seed and the finish takes at a time.
 const CHUNK: u64 = 1 << 16;
 
 /// Mark words a task of a level's visit takes at a time.
 const MARK_WORDS: usize = 1024;
-
-/// Each of the four 2-bit fields' low bit.
-const LOW: u64 = 0x5555_5555_5555_5555;
 
 /// Bytes of working memory of a slice of `nodes` positions (both sides)
 /// solved this way: its codes and two sets of fresh marks.
@@ -144,25 +131,13 @@ impl SliceSolver<'_> {
 impl BitsetSlice<'_, '_> {
     #[inline]
     fn code(&self, node: u64) -> u8 {
-        (self.codes[(node / 32) as usize].load(Ordering::Relaxed) >> (2 * (node % 32))) as u8 & 3
+        crate::bit_codes::code(&self.codes, node)
     }
 
     /// Sets node `node`'s code to `code` if it is not settled yet; returns
     /// whether it was set here.
     fn settle(&self, node: u64, code: u8) -> bool {
-        let word = &self.codes[(node / 32) as usize];
-        let shift = 2 * (node % 32);
-        let mut old = word.load(Ordering::Relaxed);
-        loop {
-            if (old >> shift) & 3 != u64::from(UNSETTLED) {
-                return false;
-            }
-            let new = old & !(3 << shift) | u64::from(code) << shift;
-            match word.compare_exchange_weak(old, new, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return true,
-                Err(now) => old = now,
-            }
-        }
+        crate::bit_codes::settle(&self.codes, node, code)
     }
 
     fn marks(&self, level: u32) -> &[AtomicU64] {
@@ -314,11 +289,8 @@ impl BitsetSlice<'_, '_> {
         let mut settled = 0;
         for w in first / 32..end.div_ceil(32) {
             let codes = self.codes[w as usize].load(Ordering::Relaxed);
-            let (high, low) = (codes >> 1 & LOW, codes & LOW);
-            let mut wanted = match which {
-                Visit::Won => high & !low,
-                Visit::Lost => !high & !low & LOW,
-            } & field_mask(w * 32, first, end);
+            let mut wanted =
+                settled_fields(codes, which == Visit::Won) & field_mask(w * 32, first, end);
             while wanted != 0 {
                 let node = 32 * w + u64::from(wanted.trailing_zeros() / 2);
                 wanted &= wanted - 1;
@@ -480,13 +452,7 @@ impl BitsetSlice<'_, '_> {
                         let first = unit << self.shift;
                         let end = ((unit + 1) << self.shift).min(self.nodes);
                         for c in first / 32..end.div_ceil(32) {
-                            let word = &self.codes[c as usize];
-                            let codes = word.load(Ordering::Relaxed);
-                            // Code 1 (low bit only) becomes 0.
-                            let next_loss = codes & !(codes >> 1) & LOW;
-                            if next_loss != 0 {
-                                word.fetch_and(!next_loss, Ordering::Relaxed);
-                            }
+                            promote_word(&self.codes[c as usize]);
                         }
                     }
                 }
@@ -542,38 +508,5 @@ impl BitsetSlice<'_, '_> {
             node = run_end;
         }
         Ok(())
-    }
-}
-
-/// The mask of the 2-bit fields of the code word whose first node is
-/// `base` that hold nodes `first..end`.
-fn field_mask(base: u64, first: u64, end: u64) -> u64 {
-    let from = first.saturating_sub(base).min(32);
-    let to = end.saturating_sub(base).min(32);
-    let below = |n: u64| {
-        if n == 32 {
-            u64::MAX
-        } else {
-            (1u64 << (2 * n)) - 1
-        }
-    };
-    below(to) & !below(from)
-}
-
-/// The ranks of the positions where one king of a colour moves (on the
-/// stack, as in the menless solver).
-#[allow(clippy::large_enum_variant)]
-enum MoveRanks {
-    White(format::KingMoveRanks),
-    Black(format::BlackKingMoveRanks),
-}
-
-impl MoveRanks {
-    #[inline]
-    fn rank_with(&self, square: u32) -> u64 {
-        match self {
-            MoveRanks::White(r) => r.rank_with(square),
-            MoveRanks::Black(r) => r.rank_with(square),
-        }
     }
 }
