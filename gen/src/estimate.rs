@@ -24,6 +24,9 @@ pub struct Rates {
     pub many_kings: f64,
     /// A group of any other pair with men.
     pub men: f64,
+    /// A group whose slices are solved in 2 bits a position (one man
+    /// among six kings or more: see `GenOptions::bitset_slices_above`).
+    pub two_bits: f64,
     /// An assembly (reading groups' files, writing tables).
     pub assembly: f64,
     /// Seconds every unit pays to start (a process, its smaller tables).
@@ -41,6 +44,8 @@ pub struct Rates {
 ///   one);
 /// - `many_kings`: 1.35 M, the groups of `M-KKKKKK` (0.88 M on one thread
 ///   of that machine);
+/// - `two_bits`: [`TWO_BITS_RATE`], the groups whose slices take the
+///   2-bit path;
 /// - `men`: 2.8 M, the six-piece one-sitting build (5.0 M on the
 ///   README's machine); five-piece pairs with men came at 3.4-4.9 M here;
 /// - `assembly`: 400 M (`M-KKKKKK`'s: 1.26 G positions in 2.7 s);
@@ -50,16 +55,28 @@ pub const MEASURED: Rates = Rates {
     solve: 0.8e6,
     many_kings: 1.35e6,
     men: 2.8e6,
+    two_bits: TWO_BITS_RATE,
     assembly: 400e6,
     start_seconds: 1.0,
     efficiency: 0.75,
 };
+
+/// The 2-bit path's rate: `many_kings` times 816.6 / 969.7, the
+/// core-seconds of the seven-piece pair `KKKKKK-M` / `M-KKKKKK` (1.26 G
+/// positions, nine groups) built in process by the big-slice path and by
+/// the 2-bit path (`--bitset-slices-above 0`) on the seventeenth
+/// session's machine: 1.54 M and 1.30 M positions a core-second, the
+/// same tables byte for byte.
+pub const TWO_BITS_RATE: f64 = 1.35e6 * 816.6 / 969.7;
 
 /// The core-seconds unit `unit` takes at `rates`.
 pub fn core_seconds(unit: &Unit, rates: &Rates) -> f64 {
     let positions = unit.positions as f64;
     let rate = match unit.kind {
         UnitKind::Solve => rates.solve,
+        UnitKind::Group {
+            in_two_bits: true, ..
+        } => rates.two_bits,
         UnitKind::Group { .. } => {
             let kings = unit.material.map_or(0, |m| m.white_kings + m.black_kings);
             if kings >= 6 {
@@ -203,6 +220,7 @@ mod tests {
                 advancement: 0,
                 part: None,
                 reads: None,
+                in_two_bits: false,
             },
             material: Some("KM-K".parse().unwrap()),
             needs: needs.iter().map(|n| n.to_string()).collect(),
@@ -218,6 +236,7 @@ mod tests {
         solve: 1.0,
         many_kings: 1.0,
         men: 1.0,
+        two_bits: 1.0,
         assembly: 1.0,
         start_seconds: 0.0,
         efficiency: 1.0,
@@ -270,12 +289,20 @@ mod tests {
         let rates = Rates {
             many_kings: 2.0,
             men: 4.0,
+            two_bits: 8.0,
             ..UNIT_RATE
         };
         let mut u = unit("g", 8, &[]);
         assert_eq!(core_seconds(&u, &rates), 2.0);
         u.material = Some("KKKK-KKM".parse().unwrap());
         assert_eq!(core_seconds(&u, &rates), 4.0);
+        u.kind = UnitKind::Group {
+            advancement: 0,
+            part: None,
+            reads: None,
+            in_two_bits: true,
+        };
+        assert_eq!(core_seconds(&u, &rates), 1.0);
         u.kind = UnitKind::Manifest;
         assert_eq!(core_seconds(&u, &rates), 0.0);
     }

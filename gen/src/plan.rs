@@ -43,6 +43,10 @@ pub enum UnitKind {
         /// The advancement of the group whose output it reads (one more),
         /// if the pair has one.
         reads: Option<u32>,
+        /// Whether its slices are solved in 2 bits a position (see
+        /// [`GenOptions::bitset_slices_above`]): slower, so the estimate
+        /// weighs it at its own rate.
+        in_two_bits: bool,
     },
     /// Write a pair's tables from its groups' outputs.
     Assemble,
@@ -262,6 +266,7 @@ fn group_units(pair: Material, needs: &[String], memory: &MemoryModel) -> Vec<Un
                 advancement: a,
                 part: None,
                 reads,
+                in_two_bits: memory.in_two_bits(pair),
             },
             material: Some(pair),
             needs: group_needs,
@@ -305,6 +310,7 @@ fn part_units(
                     advancement: a,
                     part: Some(bin.first),
                     reads: reads.map(|(r, _)| *r),
+                    in_two_bits: memory.in_two_bits(pair),
                 },
                 material: Some(pair),
                 needs: bin_needs,
@@ -539,6 +545,12 @@ impl MemoryModel {
         }
     }
 
+    /// Whether the slices of `pair`'s groups (both sides to move) take the
+    /// 2-bit path.
+    fn in_two_bits(&self, pair: Material) -> bool {
+        2 * MaterialIndex::new(pair).king_placements() > self.bitset_above
+    }
+
     /// A group (or part) of `pair` of `own` positions that reads `read`.
     fn group(&self, pair: Material, own: u64, read: u64) -> u64 {
         let kings = MaterialIndex::new(pair).king_placements();
@@ -627,6 +639,30 @@ mod tests {
             }
             assert_eq!(units.last().map(|u| u.id.as_str()), Some("manifest"));
         }
+    }
+
+    /// A group is weighed at the 2-bit rate exactly when its slices
+    /// (both sides to move) pass the threshold the solver uses.
+    #[test]
+    fn groups_in_two_bits_are_those_of_big_slices() {
+        let mut options = GenOptions::new("unused", RuleSet::Fmjd, 3);
+        let memory = MemoryModel::new(&options);
+        // 2 x 18,424 x 15,180 positions a slice against 2 x 13,983,816.
+        assert!(memory.in_two_bits("KKK-KKKM".parse().unwrap()));
+        assert!(!memory.in_two_bits("KKKKKK-M".parse().unwrap()));
+        let two_bits = |options: &GenOptions| {
+            plan(options)
+                .iter()
+                .filter_map(|u| match u.kind {
+                    UnitKind::Group { in_two_bits, .. } => Some(in_two_bits),
+                    _ => None,
+                })
+                .collect::<Vec<bool>>()
+        };
+        assert!(two_bits(&options).iter().all(|&b| !b));
+        options.bitset_slices_above = 0;
+        let all = two_bits(&options);
+        assert!(!all.is_empty() && all.iter().all(|&b| b));
     }
 
     #[test]

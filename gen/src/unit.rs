@@ -288,6 +288,7 @@ pub(crate) fn run(
                 advancement,
                 part,
                 reads,
+                ..
             },
             Some(pair),
         ) => {
