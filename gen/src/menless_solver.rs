@@ -70,9 +70,6 @@ use crate::values::PackedSide;
 /// tasks share a word of codes or of capture marks).
 const CHUNK: u64 = 1 << 16;
 
-/// Mark words a task of a level's visit takes at a time.
-const MARK_WORDS: usize = 1024;
-
 /// Whether `material` (and its mirror) is solved by this solver: it has
 /// no men and is not a counted ending (whose tables keep distances under
 /// the draw counter, see [`crate::counted_solver`]).
@@ -330,9 +327,8 @@ impl MenlessSolver<'_> {
     fn mark_tasks(&self, level: u32) -> Vec<(usize, usize, usize)> {
         (0..self.sides.len())
             .flat_map(|s| {
-                let n = self.marks(level, s).len();
-                (0..n.div_ceil(MARK_WORDS))
-                    .map(move |c| (s, c * MARK_WORDS, n.min((c + 1) * MARK_WORDS)))
+                crate::bit_codes::mark_tasks(self.marks(level, s).len())
+                    .map(move |(first, end)| (s, first, end))
             })
             .collect()
     }

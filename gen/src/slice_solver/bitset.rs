@@ -54,9 +54,6 @@ use crate::progress::Progress;
 /// Positions a task of the seed and the finish takes at a time.
 const CHUNK: u64 = 1 << 16;
 
-/// Mark words a task of a level's visit takes at a time.
-const MARK_WORDS: usize = 1024;
-
 /// Bytes of working memory of a slice of `nodes` positions (both sides)
 /// solved this way: its codes and two sets of fresh marks.
 pub(crate) fn work_bytes(nodes: u64, with_dtc: bool) -> u64 {
@@ -240,12 +237,10 @@ impl BitsetSlice<'_, '_> {
         Ok(())
     }
 
-    /// The mark words of `level`, a task's worth at a time.
+    /// The mark words of `level`, a task's worth at a time (see
+    /// [`crate::bit_codes::mark_tasks`]).
     fn mark_tasks(&self, level: u32) -> Vec<(usize, usize)> {
-        let n = self.marks(level).len();
-        (0..n.div_ceil(MARK_WORDS))
-            .map(|c| (c * MARK_WORDS, n.min((c + 1) * MARK_WORDS)))
-            .collect()
+        crate::bit_codes::mark_tasks(self.marks(level).len()).collect()
     }
 
     /// Visits the settled nodes of the units marked at `level` that
