@@ -92,6 +92,25 @@ impl SliceMode {
             bitset_above: options.bitset_slices_above,
         }
     }
+
+    /// The mode the slices of `nodes` nodes each (both sides to move) of a
+    /// group of `slices` slices are solved in by `threads` threads:
+    /// [`SliceMode::Auto`] decided, any other mode itself. The solver and
+    /// the plan (which prices and sizes a group by it) both ask here.
+    pub(crate) fn for_slices(self, nodes: u64, slices: u64, threads: u64) -> SliceMode {
+        // Slices this big are solved one at a time by every thread; so
+        // are those of groups too small to keep every thread busy (a
+        // one-man material has 5 slices a group), unless tiny.
+        const BIG: u64 = 1 << 23;
+        const SMALL: u64 = 1 << 16;
+        let few = slices < 4 * threads && nodes > SMALL;
+        match self {
+            SliceMode::Auto { bitset_above } if nodes > bitset_above => SliceMode::Bitset,
+            SliceMode::Auto { .. } if nodes > BIG || few => SliceMode::AllThreads,
+            SliceMode::Auto { .. } => SliceMode::OneThreadEach,
+            mode => mode,
+        }
+    }
 }
 
 /// Finds the DTC values of a pair whose results are known: `sides` hold
@@ -149,20 +168,9 @@ fn run_group(
     mode: SliceMode,
     progress: &Progress,
 ) -> Result<(), GenError> {
-    // Slices this big are solved one at a time by every thread; so are
-    // those of groups too small to keep every thread busy (a one-man
-    // material has 5 slices a group), unless tiny.
-    const BIG: u64 = 1 << 23;
-    const SMALL: u64 = 1 << 16;
     let nodes = 2 * solver.indexes[0].king_placements();
-    let threads = rayon::current_num_threads();
-    let few = group.len() < 4 * threads && nodes > SMALL;
-    let mode = match mode {
-        SliceMode::Auto { bitset_above } if nodes > bitset_above => SliceMode::Bitset,
-        SliceMode::Auto { .. } if nodes > BIG || few => SliceMode::AllThreads,
-        SliceMode::Auto { .. } => SliceMode::OneThreadEach,
-        mode => mode,
-    };
+    let threads = rayon::current_num_threads() as u64;
+    let mode = mode.for_slices(nodes, group.len() as u64, threads);
     if mode != SliceMode::OneThreadEach {
         for slice in group {
             if mode == SliceMode::Bitset {
@@ -445,6 +453,31 @@ mod tests {
     use super::*;
     use crate::{generate, GenOptions};
     use format::Wdl;
+
+    /// `Auto` takes the 2-bit path above its threshold, every thread on
+    /// one slice for big slices or too few of them (unless tiny), a slice
+    /// a thread otherwise; the other modes are kept.
+    #[test]
+    fn auto_mode_follows_slice_sizes() {
+        let auto = SliceMode::Auto {
+            bitset_above: 1 << 26,
+        };
+        let (big, middling, tiny) = (1 << 24, 1 << 20, 1 << 10);
+        assert_eq!(auto.for_slices(1 << 27, 1, 2), SliceMode::Bitset);
+        assert_eq!(auto.for_slices(big, 1_000, 2), SliceMode::AllThreads);
+        assert_eq!(auto.for_slices(middling, 7, 2), SliceMode::AllThreads);
+        assert_eq!(auto.for_slices(middling, 8, 2), SliceMode::OneThreadEach);
+        assert_eq!(auto.for_slices(tiny, 1, 2), SliceMode::OneThreadEach);
+        let none_bitset = SliceMode::Auto { bitset_above: 0 };
+        assert_eq!(none_bitset.for_slices(tiny, 1, 2), SliceMode::Bitset);
+        for mode in [
+            SliceMode::OneThreadEach,
+            SliceMode::AllThreads,
+            SliceMode::Bitset,
+        ] {
+            assert_eq!(mode.for_slices(1 << 27, 1, 2), mode);
+        }
+    }
 
     /// Solves every pair without men of `pieces` pieces (outside the
     /// counted endings) with the bit-set solver and the slice solver, with

@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use format::{value_kind, Material, MaterialIndex, RuleSet};
 
 use crate::error::GenError;
+use crate::group_solve::SliceMode;
 use crate::groups::{group_advancements, placements_by_advancement, Bin};
 use crate::options::GenOptions;
 use crate::values::PackedValues;
@@ -467,8 +468,8 @@ struct MemoryModel {
     threads: u64,
     /// [`GenOptions::split_groups_above`].
     split_above: Option<u64>,
-    /// [`GenOptions::bitset_slices_above`].
-    bitset_above: u64,
+    /// How slices are solved ([`GenOptions::bitset_slices_above`]).
+    slice_mode: SliceMode,
 }
 
 impl MemoryModel {
@@ -488,7 +489,7 @@ impl MemoryModel {
             queue_bytes: options.queue_bytes,
             threads: threads as u64,
             split_above: options.split_groups_above,
-            bitset_above: options.bitset_slices_above,
+            slice_mode: SliceMode::of(options),
         }
     }
 
@@ -527,28 +528,27 @@ impl MemoryModel {
         }
     }
 
-    /// Working memory of slices with `nodes` nodes each: one slice per
+    /// Working memory of slices with `nodes` nodes each, `slices` of them
+    /// in a group, solved as [`SliceMode::for_slices`] says: one slice per
     /// thread (a 2-byte cell and two 4-byte queues per node at most), or
     /// one big slice for all: a 2-byte cell and a byte while seeding per
     /// node, the level-1 seeds and the waves (4 bytes an entry, twice
     /// while a wave is gathered): 10 bytes a node, measured on the groups
     /// of `KKKKKK-M` (10.5 bytes a node more than the 2-bit path's peak);
-    /// above `bitset_above` nodes, 2 bits a node and its marks.
-    fn slice_work(&self, nodes: u64) -> u64 {
-        const BIG: u64 = 1 << 23;
-        if nodes > self.bitset_above {
-            crate::slice_solver::bitset_work_bytes(nodes, self.dtc)
-        } else if nodes > BIG {
-            nodes * 10
-        } else {
-            self.threads * nodes * 10
+    /// or 2 bits a node and its marks.
+    fn slice_work(&self, nodes: u64, slices: u64) -> u64 {
+        match self.slice_mode.for_slices(nodes, slices, self.threads) {
+            SliceMode::Bitset => crate::slice_solver::bitset_work_bytes(nodes, self.dtc),
+            SliceMode::OneThreadEach => self.threads * nodes * 10,
+            _ => nodes * 10,
         }
     }
 
     /// Whether the slices of `pair`'s groups (both sides to move) take the
     /// 2-bit path.
     fn in_two_bits(&self, pair: Material) -> bool {
-        2 * MaterialIndex::new(pair).king_placements() > self.bitset_above
+        let nodes = 2 * MaterialIndex::new(pair).king_placements();
+        self.slice_mode.for_slices(nodes, u64::MAX, self.threads) == SliceMode::Bitset
     }
 
     /// A group (or part) of `pair` of `own` positions that reads `read`.
@@ -571,7 +571,7 @@ impl MemoryModel {
             + placements * 16
             + (1 << 16) * 48
             + read / kings * 8
-            + self.slice_work(2 * kings)
+            + self.slice_work(2 * kings, placements)
             + self.tables(pair)
     }
 
@@ -592,7 +592,9 @@ impl MemoryModel {
             PackedValues::bytes_for(positions, self.dtc, self.dtc)
                 + crate::menless_solver::work_bytes(positions, self.dtc)
         } else {
-            values + self.slice_work(positions)
+            // Without slices (`GenOptions::slices` false), priced as one
+            // slice in a group of many.
+            values + self.slice_work(positions, u64::MAX)
         };
         Self::BASE + work + self.tables(pair)
     }
