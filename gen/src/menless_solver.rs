@@ -453,27 +453,42 @@ impl MenlessSolver<'_> {
         out: &mut Vec<(u64, u64)>,
     ) {
         out.clear();
-        let occupied = white | black;
         let movers = if white_moves { white } else { black };
         let mut rest = movers;
         while rest != 0 {
             let from = rest.trailing_zeros();
             rest &= rest - 1;
-            let others = movers ^ (1 << from);
-            let index = &self.indexes[t];
-            let ranks = if white_moves {
-                MoveRanks::White(index.king_move_ranks(0, others, black))
-            } else {
-                MoveRanks::Black(index.black_king_move_ranks(0, white, others))
-            };
-            for ray in &dense::RAYS[from as usize] {
-                for &to in ray.squares() {
-                    if occupied >> to & 1 == 1 {
-                        break;
-                    }
-                    let to = u32::from(to);
-                    out.push((ranks.rank_with(to), others | 1 << to));
+            self.moves_of_king(t, (white, black), (from, white_moves), out);
+        }
+    }
+
+    /// Appends to `out` the positions of side `t` that the king on `from`
+    /// (white if `white_moves`, else black) reaches in one move from the
+    /// kings `(white, black)`, as [`MenlessSolver::king_moves`] lists them.
+    #[inline]
+    fn moves_of_king(
+        &self,
+        t: usize,
+        (white, black): (u64, u64),
+        (from, white_moves): (u32, bool),
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        let occupied = white | black;
+        let movers = if white_moves { white } else { black };
+        let others = movers ^ (1 << from);
+        let index = &self.indexes[t];
+        let ranks = if white_moves {
+            MoveRanks::White(index.king_move_ranks(0, others, black))
+        } else {
+            MoveRanks::Black(index.black_king_move_ranks(0, white, others))
+        };
+        for ray in &dense::RAYS[from as usize] {
+            for &to in ray.squares() {
+                if occupied >> to & 1 == 1 {
+                    break;
                 }
+                let to = u32::from(to);
+                out.push((ranks.rank_with(to), others | 1 << to));
             }
         }
     }
@@ -481,6 +496,11 @@ impl MenlessSolver<'_> {
     /// Whether every king move of a position of side `t` (its kings
     /// `(wk, bk)`) leads to a position won for the side then to move. No
     /// position is won at the next level yet when this is asked.
+    ///
+    /// Most positions asked have a move that does not win for the other
+    /// side, so the moves are looked at a king at a time and the first
+    /// such move ends the look (the codes of one king's moves are read
+    /// together, so that their cache misses overlap).
     fn every_move_wins_for_them(
         &self,
         t: usize,
@@ -490,13 +510,18 @@ impl MenlessSolver<'_> {
         let u = self.other(t);
         // The moves' positions, stored White to move in side `u`: our
         // kings, flipped, are their black kings, one of them moved.
-        self.king_moves(u, (dense::flip(bk), dense::flip(wk)), false, children);
-        // Read together (see `visit_position`), then looked at.
-        let mut wins = true;
-        for &(c, _) in children.iter() {
-            wins &= self.sides[u].code(c) == WIN;
+        let kings = (dense::flip(bk), dense::flip(wk));
+        let mut rest = kings.1;
+        while rest != 0 {
+            let from = rest.trailing_zeros();
+            rest &= rest - 1;
+            children.clear();
+            self.moves_of_king(u, kings, (from, false), children);
+            if children.iter().any(|&(c, _)| self.sides[u].code(c) != WIN) {
+                return false;
+            }
         }
-        wins
+        true
     }
 
     /// Makes the positions found lost for `level` (`NEXT_LOSS`) lost.

@@ -374,18 +374,19 @@ impl BitsetSlice<'_, '_> {
         let x = other_part(&self.parts, y);
         // The moves' positions, stored White to move in part `x`: our
         // kings, flipped, are their black kings, one of them moved.
-        self.king_moves(
-            x,
-            (dense::flip(bk), dense::flip(wk)),
-            false,
-            &mut scratch.children,
-        );
-        let mut wins = true;
-        for &(c, _) in &scratch.children {
-            wins &= self.code(c) == WIN;
-        }
-        if !wins {
-            return Ok(false);
+        // Most nodes asked have a move that does not win for the other
+        // side: the moves are looked at a king at a time, and the first
+        // such move ends the look.
+        let kings = (dense::flip(bk), dense::flip(wk));
+        let mut rest = kings.1;
+        while rest != 0 {
+            let from = rest.trailing_zeros();
+            rest &= rest - 1;
+            scratch.children.clear();
+            self.moves_of_king(x, kings, (from, false), &mut scratch.children);
+            if scratch.children.iter().any(|&(c, _)| self.code(c) != WIN) {
+                return Ok(false);
+            }
         }
         let init =
             self.solver
@@ -405,29 +406,44 @@ impl BitsetSlice<'_, '_> {
         out: &mut Vec<(u64, u64)>,
     ) {
         out.clear();
-        let part = &self.parts[t];
-        let index = &self.solver.indexes[part.side];
-        let occupied = part.men() | white | black;
-        let first = t as u64 * self.kings;
         let movers = if white_moves { white } else { black };
         let mut rest = movers;
         while rest != 0 {
             let from = rest.trailing_zeros();
             rest &= rest - 1;
-            let others = movers ^ (1 << from);
-            let ranks = if white_moves {
-                MoveRanks::White(index.king_move_ranks(part.men(), others, black))
-            } else {
-                MoveRanks::Black(index.black_king_move_ranks(part.men(), white, others))
-            };
-            for ray in &dense::RAYS[from as usize] {
-                for &to in ray.squares() {
-                    if occupied >> to & 1 == 1 {
-                        break;
-                    }
-                    let to = u32::from(to);
-                    out.push((first + ranks.rank_with(to), others | 1 << to));
+            self.moves_of_king(t, (white, black), (from, white_moves), out);
+        }
+    }
+
+    /// Appends to `out` the nodes of part `t` that the king on `from`
+    /// (white if `white_moves`, else black) reaches in one move from the
+    /// kings `(white, black)`, as [`BitsetSlice::king_moves`] lists them.
+    #[inline]
+    fn moves_of_king(
+        &self,
+        t: usize,
+        (white, black): (u64, u64),
+        (from, white_moves): (u32, bool),
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        let part = &self.parts[t];
+        let index = &self.solver.indexes[part.side];
+        let occupied = part.men() | white | black;
+        let first = t as u64 * self.kings;
+        let movers = if white_moves { white } else { black };
+        let others = movers ^ (1 << from);
+        let ranks = if white_moves {
+            MoveRanks::White(index.king_move_ranks(part.men(), others, black))
+        } else {
+            MoveRanks::Black(index.black_king_move_ranks(part.men(), white, others))
+        };
+        for ray in &dense::RAYS[from as usize] {
+            for &to in ray.squares() {
+                if occupied >> to & 1 == 1 {
+                    break;
                 }
+                let to = u32::from(to);
+                out.push((first + ranks.rank_with(to), others | 1 << to));
             }
         }
     }
