@@ -280,9 +280,10 @@ impl MenlessSolver<'_> {
         let mut codes = 0u64;
         let walk = self.indexes[s].king_walk(0, start).take(count as usize);
         for (i, (wk, bk)) in (start..).zip(walk) {
-            let pos = position(wk, bk)?;
-            let code = if pos.has_capture() {
-                match self.children.capture_value(&pos, moves)? {
+            // The capture test on masks first: a position is built only
+            // to find its captures' value.
+            let code = if must_capture(wk, bk) {
+                match self.children.capture_value(&position(wk, bk)?, moves)? {
                     Wdl::Draw => UNSETTLED,
                     wdl => {
                         self.mark(1, s, i);
