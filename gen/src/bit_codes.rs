@@ -5,7 +5,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use format::{BlackKingMoveRanks, KingMoveRanks};
+use format::{BlackKingMoveRanks, KingMoveRanks, MaterialIndex};
+use rules::dense;
 
 /// Lost for the side to move.
 pub(crate) const LOSS: u8 = 0;
@@ -112,17 +113,99 @@ pub(crate) fn mark_tasks(words: usize) -> impl Iterator<Item = (usize, usize)> {
 /// stack: one is made for each king of a position visited, so boxing the
 /// larger one would cost an allocation each time).
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum MoveRanks {
+enum MoveRanks {
     White(KingMoveRanks),
     Black(BlackKingMoveRanks),
 }
 
 impl MoveRanks {
     #[inline]
-    pub(crate) fn rank_with(&self, square: u32) -> u64 {
+    fn rank_with(&self, square: u32) -> u64 {
         match self {
             MoveRanks::White(r) => r.rank_with(square),
             MoveRanks::Black(r) => r.rank_with(square),
+        }
+    }
+}
+
+/// The king moves between the positions a bit-set solver numbers: those
+/// of a material (White to move) with the men `men` fixed and the kings
+/// placed, numbered from `first` by their kings' rank in `index`.
+pub(crate) struct KingMoves<'i> {
+    pub(crate) index: &'i MaterialIndex,
+    pub(crate) men: u64,
+    pub(crate) first: u64,
+}
+
+impl KingMoves<'_> {
+    /// Lists in `out` the positions one king move away from the kings
+    /// `(white, black)`: a white king moved if `white_moves`, else a
+    /// black one. Each comes as its number and the new kings of the
+    /// colour moved.
+    pub(crate) fn all(
+        &self,
+        (white, black): (u64, u64),
+        white_moves: bool,
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        out.clear();
+        let mut rest = if white_moves { white } else { black };
+        while rest != 0 {
+            let from = rest.trailing_zeros();
+            rest &= rest - 1;
+            self.of_king((white, black), (from, white_moves), out);
+        }
+    }
+
+    /// Whether `wins` holds for every position a black king's move
+    /// reaches from the kings `(white, black)`. Most positions asked have
+    /// a move for which it does not, so the moves are listed (in
+    /// `scratch`) a king at a time and the first such move ends the look.
+    pub(crate) fn every_black_move(
+        &self,
+        (white, black): (u64, u64),
+        scratch: &mut Vec<(u64, u64)>,
+        wins: impl Fn(u64) -> bool,
+    ) -> bool {
+        let mut rest = black;
+        while rest != 0 {
+            let from = rest.trailing_zeros();
+            rest &= rest - 1;
+            scratch.clear();
+            self.of_king((white, black), (from, false), scratch);
+            if !scratch.iter().all(|&(c, _)| wins(c)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Appends to `out` the positions that the king on `from` (white if
+    /// `white_moves`, else black) reaches in one move from the kings
+    /// `(white, black)`, as [`KingMoves::all`] lists them.
+    #[inline]
+    fn of_king(
+        &self,
+        (white, black): (u64, u64),
+        (from, white_moves): (u32, bool),
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        let occupied = self.men | white | black;
+        let movers = if white_moves { white } else { black };
+        let others = movers ^ (1 << from);
+        let ranks = if white_moves {
+            MoveRanks::White(self.index.king_move_ranks(self.men, others, black))
+        } else {
+            MoveRanks::Black(self.index.black_king_move_ranks(self.men, white, others))
+        };
+        for ray in &dense::RAYS[from as usize] {
+            for &to in ray.squares() {
+                if occupied >> to & 1 == 1 {
+                    break;
+                }
+                let to = u32::from(to);
+                out.push((self.first + ranks.rank_with(to), others | 1 << to));
+            }
         }
     }
 }

@@ -58,7 +58,7 @@ use rayon::prelude::*;
 use rules::{dense, Color, Move, Position};
 
 use crate::bit_codes::{
-    field_mask, promote_word, settled_fields, MoveRanks, BLOCK, LOSS, LOW, NEXT_LOSS, UNSETTLED,
+    field_mask, promote_word, settled_fields, KingMoves, BLOCK, LOSS, LOW, NEXT_LOSS, UNSETTLED,
     WIN,
 };
 use crate::captures::ChildTables;
@@ -412,7 +412,7 @@ impl MenlessSolver<'_> {
             children,
         } = scratch;
         let black = dense::flip(wk);
-        self.king_moves(t, (dense::flip(bk), black), true, preds);
+        self.moves_in(t).all((dense::flip(bk), black), true, preds);
         // Their codes are read all at once, so that the reads (mostly
         // cache misses) overlap.
         codes.clear();
@@ -440,68 +440,21 @@ impl MenlessSolver<'_> {
         settled
     }
 
-    /// Lists in `out` the positions of side `t` (stored White to move) one
-    /// king move away from the kings `(white, black)`: a white king moved
-    /// if `white_moves` (the predecessors of a position whose
-    /// colour-flipped kings these are), else a black king (the moves of a
-    /// position whose colour-flipped kings these are). Each comes as its
-    /// index and the new kings of the colour moved.
-    fn king_moves(
-        &self,
-        t: usize,
-        (white, black): (u64, u64),
-        white_moves: bool,
-        out: &mut Vec<(u64, u64)>,
-    ) {
-        out.clear();
-        let movers = if white_moves { white } else { black };
-        let mut rest = movers;
-        while rest != 0 {
-            let from = rest.trailing_zeros();
-            rest &= rest - 1;
-            self.moves_of_king(t, (white, black), (from, white_moves), out);
-        }
-    }
-
-    /// Appends to `out` the positions of side `t` that the king on `from`
-    /// (white if `white_moves`, else black) reaches in one move from the
-    /// kings `(white, black)`, as [`MenlessSolver::king_moves`] lists them.
-    #[inline]
-    fn moves_of_king(
-        &self,
-        t: usize,
-        (white, black): (u64, u64),
-        (from, white_moves): (u32, bool),
-        out: &mut Vec<(u64, u64)>,
-    ) {
-        let occupied = white | black;
-        let movers = if white_moves { white } else { black };
-        let others = movers ^ (1 << from);
-        let index = &self.indexes[t];
-        let ranks = if white_moves {
-            MoveRanks::White(index.king_move_ranks(0, others, black))
-        } else {
-            MoveRanks::Black(index.black_king_move_ranks(0, white, others))
-        };
-        for ray in &dense::RAYS[from as usize] {
-            for &to in ray.squares() {
-                if occupied >> to & 1 == 1 {
-                    break;
-                }
-                let to = u32::from(to);
-                out.push((ranks.rank_with(to), others | 1 << to));
-            }
+    /// The king moves between positions of side `t` (stored White to
+    /// move): [`KingMoves::all`] with white moves lists the predecessors
+    /// of a position whose colour-flipped kings it is given, with black
+    /// moves the moves of one.
+    fn moves_in(&self, t: usize) -> KingMoves<'_> {
+        KingMoves {
+            index: &self.indexes[t],
+            men: 0,
+            first: 0,
         }
     }
 
     /// Whether every king move of a position of side `t` (its kings
     /// `(wk, bk)`) leads to a position won for the side then to move. No
     /// position is won at the next level yet when this is asked.
-    ///
-    /// Most positions asked have a move that does not win for the other
-    /// side, so the moves are looked at a king at a time and the first
-    /// such move ends the look (the codes of one king's moves are read
-    /// together, so that their cache misses overlap).
     fn every_move_wins_for_them(
         &self,
         t: usize,
@@ -512,17 +465,9 @@ impl MenlessSolver<'_> {
         // The moves' positions, stored White to move in side `u`: our
         // kings, flipped, are their black kings, one of them moved.
         let kings = (dense::flip(bk), dense::flip(wk));
-        let mut rest = kings.1;
-        while rest != 0 {
-            let from = rest.trailing_zeros();
-            rest &= rest - 1;
-            children.clear();
-            self.moves_of_king(u, kings, (from, false), children);
-            if children.iter().any(|&(c, _)| self.sides[u].code(c) != WIN) {
-                return false;
-            }
-        }
-        true
+        let codes = &self.sides[u];
+        self.moves_in(u)
+            .every_black_move(kings, children, |c| codes.code(c) == WIN)
     }
 
     /// Makes the positions found lost for `level` (`NEXT_LOSS`) lost.

@@ -44,7 +44,7 @@ use rules::{dense, Move};
 
 use super::{other_part, Part, SliceSolver, FLAG_CAPTURE, FLAG_ESCAPE, NODE_LOST, NODE_WON};
 use crate::bit_codes::{
-    field_mask, promote_word, settled_fields, MoveRanks, BLOCK, LOSS, NEXT_LOSS, UNSETTLED, WIN,
+    field_mask, promote_word, settled_fields, KingMoves, BLOCK, LOSS, NEXT_LOSS, UNSETTLED, WIN,
 };
 use crate::error::GenError;
 use crate::groups::Slice;
@@ -333,7 +333,8 @@ impl BitsetSlice<'_, '_> {
         // white kings are our black kings with one moved back.
         let black = dense::flip(wk);
         let mut preds = std::mem::take(&mut scratch.preds);
-        self.king_moves(y, (dense::flip(bk), black), true, &mut preds);
+        self.moves_in(y)
+            .all((dense::flip(bk), black), true, &mut preds);
         // Their codes are read all at once, so that the reads (mostly
         // cache misses) overlap.
         scratch.codes.clear();
@@ -374,19 +375,13 @@ impl BitsetSlice<'_, '_> {
         let x = other_part(&self.parts, y);
         // The moves' positions, stored White to move in part `x`: our
         // kings, flipped, are their black kings, one of them moved.
-        // Most nodes asked have a move that does not win for the other
-        // side: the moves are looked at a king at a time, and the first
-        // such move ends the look.
         let kings = (dense::flip(bk), dense::flip(wk));
-        let mut rest = kings.1;
-        while rest != 0 {
-            let from = rest.trailing_zeros();
-            rest &= rest - 1;
-            scratch.children.clear();
-            self.moves_of_king(x, kings, (from, false), &mut scratch.children);
-            if scratch.children.iter().any(|&(c, _)| self.code(c) != WIN) {
-                return Ok(false);
-            }
+        let wins = |c| self.code(c) == WIN;
+        if !self
+            .moves_in(x)
+            .every_black_move(kings, &mut scratch.children, wins)
+        {
+            return Ok(false);
         }
         let init =
             self.solver
@@ -394,57 +389,16 @@ impl BitsetSlice<'_, '_> {
         Ok(init.flags & (FLAG_ESCAPE | FLAG_CAPTURE) == 0)
     }
 
-    /// Lists in `out` the nodes of part `t` one king move away from the
-    /// kings `(white, black)` (in `t`'s frame, beside its men): a white
-    /// king moved if `white_moves`, else a black one; each with the new
-    /// kings of the colour moved.
-    fn king_moves(
-        &self,
-        t: usize,
-        (white, black): (u64, u64),
-        white_moves: bool,
-        out: &mut Vec<(u64, u64)>,
-    ) {
-        out.clear();
-        let movers = if white_moves { white } else { black };
-        let mut rest = movers;
-        while rest != 0 {
-            let from = rest.trailing_zeros();
-            rest &= rest - 1;
-            self.moves_of_king(t, (white, black), (from, white_moves), out);
-        }
-    }
-
-    /// Appends to `out` the nodes of part `t` that the king on `from`
-    /// (white if `white_moves`, else black) reaches in one move from the
-    /// kings `(white, black)`, as [`BitsetSlice::king_moves`] lists them.
-    #[inline]
-    fn moves_of_king(
-        &self,
-        t: usize,
-        (white, black): (u64, u64),
-        (from, white_moves): (u32, bool),
-        out: &mut Vec<(u64, u64)>,
-    ) {
+    /// The king moves between nodes of part `t` (in `t`'s frame, beside
+    /// its men): [`KingMoves::all`] with white moves lists the
+    /// predecessors of a node whose colour-flipped kings it is given, with
+    /// black moves the moves of one.
+    fn moves_in(&self, t: usize) -> KingMoves<'_> {
         let part = &self.parts[t];
-        let index = &self.solver.indexes[part.side];
-        let occupied = part.men() | white | black;
-        let first = t as u64 * self.kings;
-        let movers = if white_moves { white } else { black };
-        let others = movers ^ (1 << from);
-        let ranks = if white_moves {
-            MoveRanks::White(index.king_move_ranks(part.men(), others, black))
-        } else {
-            MoveRanks::Black(index.black_king_move_ranks(part.men(), white, others))
-        };
-        for ray in &dense::RAYS[from as usize] {
-            for &to in ray.squares() {
-                if occupied >> to & 1 == 1 {
-                    break;
-                }
-                let to = u32::from(to);
-                out.push((first + ranks.rank_with(to), others | 1 << to));
-            }
+        KingMoves {
+            index: &self.solver.indexes[part.side],
+            men: part.men(),
+            first: t as u64 * self.kings,
         }
     }
 
