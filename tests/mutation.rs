@@ -1,11 +1,16 @@
 //! A deliberate solver fault (a crowning misread in the slice solver, the
 //! `fault-injection` feature) yields tables whose checksums are sound but
 //! that the full `verify` rejects, naming the table; the same build
-//! without the fault passes. Its own test binary: the fault is a process
+//! without the fault passes, and the same checks run unit by unit (a
+//! slice group at a time, as a cluster runs them) give the same verdicts.
+//! Its own test binary: the fault is a process
 //! switch, and no other test may build while it is on.
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
 use format::{Material, RuleSet};
-use gen::{generate, verify, GenOptions, VerifyOptions};
+use gen::{generate, plan, verify, GenOptions, TableCheck, UnitKind, VerifyOptions};
 
 fn build(dir: &std::path::Path, rule_set: RuleSet, material: Material, dtc: bool) {
     let mut options = GenOptions::new(dir, rule_set, material.pieces());
@@ -24,6 +29,7 @@ fn faulty_build_is_rejected(rule_set: RuleSet, name: &str, dtc: bool) {
     build(dir.path(), rule_set, material, dtc);
     gen::fault::misread_winning_crownings(None);
     let checks = verify(&VerifyOptions::new(dir.path(), rule_set)).unwrap();
+    units_agree_with_whole(dir.path(), rule_set, material, &checks);
     let failed: Vec<_> = checks.iter().filter(|c| !c.ok()).collect();
     assert!(
         !failed.is_empty(),
@@ -51,6 +57,58 @@ fn faulty_build_is_rejected(rule_set: RuleSet, name: &str, dtc: bool) {
     build(clean.path(), rule_set, material, dtc);
     let checks = verify(&VerifyOptions::new(clean.path(), rule_set)).unwrap();
     assert!(checks.iter().all(|c| c.ok()), "{checks:?}");
+}
+
+/// Verifies the build of `material` in `dir` unit by unit (every unit of
+/// its plan, one `verify` each) and checks that, file by file, the units
+/// together checked as many positions and found as many mismatches as the
+/// whole check `whole`, and that each mismatch they name is one the whole
+/// check names, with the same values.
+fn units_agree_with_whole(
+    dir: &std::path::Path,
+    rule_set: RuleSet,
+    material: Material,
+    whole: &[TableCheck],
+) {
+    let mut options = GenOptions::new(dir, rule_set, material.pieces());
+    options.materials = vec![material];
+    let mut by_file: BTreeMap<PathBuf, (u64, u64, Vec<gen::Mismatch>)> = BTreeMap::new();
+    let mut groups = 0;
+    for unit in plan(&options) {
+        groups += usize::from(matches!(unit.kind, UnitKind::Group { .. }));
+        let mut verify_options = VerifyOptions::new(dir, rule_set);
+        verify_options.unit = Some(unit.id.clone());
+        for check in verify(&verify_options).unwrap() {
+            assert_eq!(check.problem, None, "{}: {check:?}", unit.id);
+            let entry = by_file.entry(check.path.clone()).or_default();
+            entry.0 += check.checked;
+            entry.1 += check.mismatch_count;
+            entry.2.extend(check.mismatches);
+        }
+    }
+    assert!(groups > 0, "{material}: the plan has slice groups");
+    assert_eq!(
+        by_file.len(),
+        whole.len(),
+        "every file is checked by some unit"
+    );
+    for check in whole {
+        let (checked, found, named) = &by_file[&check.path];
+        let file = check.path.display();
+        assert_eq!(*checked, check.checked, "{file}: positions checked");
+        assert_eq!(*found, check.mismatch_count, "{file}: mismatches");
+        let mut named = named.clone();
+        named.sort_by(|a, b| a.fen.cmp(&b.fen));
+        if check.mismatch_count <= check.mismatches.len() as u64 {
+            assert_eq!(named, check.mismatches, "{file}: the mismatches named");
+        } else {
+            for m in &check.mismatches {
+                if let Some(u) = named.iter().find(|u| u.fen == m.fen) {
+                    assert_eq!(u, m, "{file}: the same mismatch");
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -130,6 +130,9 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, parts
         ok(dtb(&args));
     }
     assert_same_files(whole.path(), units.path(), rule_set);
+    if parts == Parts::No {
+        unit_verify_matches_whole(units_dir, &ids, &common_args[..2]);
+    }
     // Running a unit again does nothing.
     let mut args = vec!["gen", "--unit", ids[3], "--dir", units_dir];
     args.extend(&common_args[..2]);
@@ -138,6 +141,40 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, parts
         args.push("--dtc");
     }
     assert!(ok(dtb(&args)).contains("already done"));
+}
+
+/// Every unit of `ids` verified on its own (`dtb verify --unit`, as a
+/// cluster's jobs would) passes, and together they check, file by file,
+/// as many positions as one whole `dtb verify`.
+fn unit_verify_matches_whole(dir: &str, ids: &[&str], rules: &[&str]) {
+    let checked = |report: &Value| -> Vec<(String, u64)> {
+        report["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                assert_eq!(t["ok"], true, "{t}");
+                (
+                    t["file"].as_str().unwrap().to_string(),
+                    t["checked"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let mut by_units: std::collections::BTreeMap<String, u64> = Default::default();
+    for id in ids {
+        let mut args = vec!["verify", "--json", "--quiet", "--unit", id, "--dir", dir];
+        args.extend(rules);
+        let report: Value = serde_json::from_str(&ok(dtb(&args))).unwrap();
+        for (file, n) in checked(&report) {
+            *by_units.entry(file).or_default() += n;
+        }
+    }
+    let mut args = vec!["verify", "--json", "--quiet", "--dir", dir];
+    args.extend(rules);
+    let whole: Value = serde_json::from_str(&ok(dtb(&args))).unwrap();
+    let whole: std::collections::BTreeMap<String, u64> = checked(&whole).into_iter().collect();
+    assert_eq!(by_units, whole);
 }
 
 /// Requires the rule set's folders of two builds to hold the same files,
@@ -236,4 +273,18 @@ fn a_unit_with_a_missing_input_names_it() {
     assert_eq!(o.status.code(), Some(2));
     let o = dtb(&["gen", "--unit", "KKKKKKKKKKK-K.solve", "--dir", d]);
     assert_eq!(o.status.code(), Some(2));
+    // So is it for verify; a group whose tables are missing is exit 3.
+    for bad in ["KM-K.a99", "nonsense", "KKKKKKKKKKK-K.solve"] {
+        let o = dtb(&["verify", "--unit", bad, "--dir", d]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    let o = dtb(&["verify", "--unit", id, "--dir", d]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

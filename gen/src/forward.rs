@@ -33,8 +33,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use format::{
-    child_view, table_position, value_from_children, ChildView, Material, RuleSet, TableValue,
-    UnrankCursor, Wdl,
+    child_view, table_position, value_from_children, ChildView, Material, MaterialIndex, RuleSet,
+    TableValue, UnrankCursor, ValueKind, Wdl,
 };
 use probe::Tablebase;
 use rayon::prelude::*;
@@ -42,7 +42,9 @@ use rules::{Move, Position};
 
 use crate::error::GenError;
 use crate::progress::Progress;
-use crate::resolved::{bit, ResolvedTable, ResolvedTables, CHUNK};
+use crate::resolved::{
+    bit, decode_window_raw, PositionFlags, ResolvedTable, ResolvedTables, Window, CHUNK,
+};
 
 /// How many mismatches a verdict keeps (it counts them all).
 pub(crate) const KEEP: usize = 20;
@@ -106,6 +108,45 @@ struct PairSide {
     /// Whether the side's DTC file stores no values: `dtc` is then found
     /// from the mirror's by [`PairCheck::derive_dtc`].
     dtc_from_mirror: bool,
+    /// The placements of the men whose positions are checked, sorted,
+    /// when the check takes one slice group (`None`: every position).
+    checked: Option<Vec<u64>>,
+}
+
+/// A side's DTC bytes as the prober answers them: 1 at capture positions
+/// and 0 where there is no move (`flags`, in the bytes' order), whatever
+/// the file holds there.
+fn dtc_as_probed(mut bytes: Vec<u8>, flags: &PositionFlags) -> Vec<u8> {
+    for (i, byte) in bytes.iter_mut().enumerate() {
+        if bit(&flags.capture, i as u64) {
+            *byte = 1;
+        } else if bit(&flags.no_moves, i as u64) {
+            *byte = 0;
+        }
+    }
+    bytes
+}
+
+impl PairSide {
+    /// Whether the side to move must capture at position `i`, where the
+    /// side's capture positions were resolved (`false` where they were
+    /// not: a sample check).
+    #[inline]
+    fn must_capture(&self, i: u64) -> Result<bool, GenError> {
+        match &self.capture {
+            Some(capture) => Ok(bit(capture, self.table.local(i)? as u64)),
+            None => Ok(false),
+        }
+    }
+
+    /// The DTC byte of position `i`, if the side's DTC values are there.
+    #[inline]
+    fn dtc_byte(&self, i: u64) -> Result<Option<u8>, GenError> {
+        match &self.dtc {
+            Some(dtc) => Ok(Some(dtc[self.table.local(i)?])),
+            None => Ok(None),
+        }
+    }
 }
 
 /// A pair's tables (one for a symmetric material) resolved in memory,
@@ -148,24 +189,17 @@ impl PairCheck {
                     capture: None,
                     dtc,
                     dtc_from_mirror,
+                    checked: None,
                 });
             }
             let (table, flags) = resolved.resolve(m, with_dtc)?;
-            let dtc = dtc.map(|mut bytes| {
-                for (i, byte) in bytes.iter_mut().enumerate() {
-                    if bit(&flags.capture, i as u64) {
-                        *byte = 1;
-                    } else if bit(&flags.no_moves, i as u64) {
-                        *byte = 0;
-                    }
-                }
-                bytes
-            });
+            let dtc = dtc.map(|bytes| dtc_as_probed(bytes, &flags));
             Ok(PairSide {
                 table,
                 capture: Some(flags.capture),
                 dtc,
                 dtc_from_mirror,
+                checked: None,
             })
         };
         let mut sides = vec![side(material, own_dtc)?];
@@ -176,6 +210,69 @@ impl PairCheck {
             rule_set: resolved.rule_set(),
             sides,
         })
+    }
+
+    /// One slice group of `pair` (advancement `advancement`, both sides
+    /// to move), with its DTC values if `with_dtc`: the positions of its
+    /// placements of the men, and those of the group one advancement
+    /// further, which its man moves reach, decoded block by block; the
+    /// check then covers that group alone. As in a sample check, capture
+    /// positions are not resolved beforehand: a successor that must
+    /// capture is, through `resolved`, which must be prepared for the
+    /// pair's materials.
+    pub(crate) fn load_group(
+        resolved: &ResolvedTables,
+        pair: Material,
+        advancement: u32,
+        with_dtc: bool,
+    ) -> Result<PairCheck, GenError> {
+        let materials = crate::plan::pair_materials(pair);
+        let indexes: Vec<MaterialIndex> =
+            materials.iter().map(|&m| MaterialIndex::new(m)).collect();
+        let by_side = |a: u32| {
+            let mut sides = vec![Vec::new(); materials.len()];
+            for (side, men) in crate::groups::group_keys(&indexes, a, None).iter() {
+                sides[usize::from(side)].push(men);
+            }
+            sides
+        };
+        let (own, next) = (by_side(advancement), by_side(advancement + 1));
+        let mut sides = Vec::with_capacity(materials.len());
+        for (s, &m) in materials.iter().enumerate() {
+            let placements: Vec<u64> = own[s].iter().chain(&next[s]).copied().collect();
+            let window = Window::new(placements, indexes[s].king_placements());
+            let (dtc, dtc_from_mirror) = if with_dtc {
+                read_dtc_window(resolved, m, &window)?
+            } else {
+                (None, false)
+            };
+            let (table, flags) = resolved.resolve_window(m, window, with_dtc)?;
+            let dtc = dtc.map(|bytes| dtc_as_probed(bytes, &flags));
+            let mut checked = own[s].clone();
+            checked.sort_unstable();
+            sides.push(PairSide {
+                table,
+                capture: Some(flags.capture),
+                dtc,
+                dtc_from_mirror,
+                checked: Some(checked),
+            });
+        }
+        Ok(PairCheck {
+            rule_set: resolved.rule_set(),
+            sides,
+        })
+    }
+
+    /// How many positions of `material` (a side of this pair) a check
+    /// covers: those of its placements checked, or all.
+    pub(crate) fn positions_checked(&self, material: Material) -> u64 {
+        let side = self.side(material);
+        let index = &side.table.index;
+        match &side.checked {
+            Some(placements) => placements.len() as u64 * index.king_placements(),
+            None => index.count(),
+        }
     }
 
     /// Whether this pair holds `material`, with DTC files if `with_dtc`.
@@ -196,7 +293,10 @@ impl PairCheck {
     ) -> Result<(), GenError> {
         // A sample check (tables decoded, not resolved) finds the values
         // it needs one by one instead.
-        let wanted = |s: &PairSide| s.dtc_from_mirror && s.dtc.is_none() && s.capture.is_some();
+        // So does the check of one slice group (see `check_position`).
+        let wanted = |s: &PairSide| {
+            s.dtc_from_mirror && s.dtc.is_none() && s.capture.is_some() && s.checked.is_none()
+        };
         let Some(k) = self.sides.iter().position(wanted) else {
             return Ok(());
         };
@@ -259,20 +359,44 @@ impl PairCheck {
             own: self.side(material),
             mirror: self.side(material.mirrored()),
         };
-        let count = walk.own.table.index.count();
-        (0..count.div_ceil(CHUNK))
-            .into_par_iter()
-            .try_for_each_init(Walker::default, |walker, c| {
-                let range = c * CHUNK..((c + 1) * CHUNK).min(count);
-                let positions = range.end - range.start;
-                walker.check_chunk(&walk, range, keep)?;
-                tallies
-                    .0
-                    .record(walker.checked, &mut walker.value_mismatches);
-                tallies
-                    .1
-                    .record(walker.dtc_checked, &mut walker.dtc_mismatches);
-                progress.advance(positions);
+        let check_range = |walker: &mut Walker, range: Range<u64>| -> Result<(), GenError> {
+            let positions = range.end - range.start;
+            walker.check_chunk(&walk, range, keep)?;
+            tallies
+                .0
+                .record(walker.checked, &mut walker.value_mismatches);
+            tallies
+                .1
+                .record(walker.dtc_checked, &mut walker.dtc_mismatches);
+            progress.advance(positions);
+            Ok(())
+        };
+        let Some(placements) = &walk.own.checked else {
+            let count = walk.own.table.index.count();
+            return (0..count.div_ceil(CHUNK))
+                .into_par_iter()
+                .try_for_each_init(Walker::default, |walker, c| {
+                    check_range(walker, c * CHUNK..((c + 1) * CHUNK).min(count))
+                });
+        };
+        // One slice group: the positions of its placements of the men, a
+        // few placements to a piece of work where they hold few positions
+        // each, a piece of one placement where they hold many.
+        let k = walk.own.table.index.king_placements();
+        let per_piece = (CHUNK / k).max(1) as usize;
+        let pieces_per_placement = k.div_ceil(CHUNK);
+        placements
+            .par_chunks(per_piece)
+            .flat_map(|chunk| {
+                (0..pieces_per_placement)
+                    .into_par_iter()
+                    .map(move |j| (chunk, j))
+            })
+            .try_for_each_init(Walker::default, |walker, (chunk, j)| {
+                for &men in chunk {
+                    let start = men * k + j * CHUNK;
+                    check_range(walker, start..(start + CHUNK).min((men + 1) * k))?;
+                }
                 Ok(())
             })
     }
@@ -337,6 +461,29 @@ impl MirrorFrame {
                 .index
                 .king_rank(self.men, self.white_kings, black_kings)
     }
+}
+
+/// The DTC values of `material` at the positions `window` holds, and
+/// whether its file stores none (they come from its mirror's).
+fn read_dtc_window(
+    resolved: &ResolvedTables,
+    material: Material,
+    window: &Window,
+) -> Result<(Option<Vec<u8>>, bool), GenError> {
+    let path = format::dtc_path(resolved.dir(), material);
+    let rule_set = resolved.rule_set();
+    let reader = crate::verify::open_positioned(&path, material, rule_set, ValueKind::Dtc)?;
+    if reader.header().from_mirror {
+        if !format::dtc_may_come_from_mirror(material) {
+            return Err(GenError::in_file(
+                &path,
+                format::FormatError::Corrupt(format!("{material} must store its DTC values")),
+            ));
+        }
+        return Ok((None, true));
+    }
+    let values = decode_window_raw(&reader, window).map_err(|e| GenError::in_file(&path, e))?;
+    Ok((Some(values), false))
 }
 
 fn corrupt(material: Material, what: &str) -> GenError {
@@ -411,7 +558,7 @@ impl Walker {
         self.checked = 0;
         self.dtc_checked = 0;
         for i in range {
-            if walk.own.capture.as_ref().is_some_and(|c| bit(c, i)) || !keep(i) {
+            if !keep(i) || walk.own.must_capture(i)? {
                 continue;
             }
             let pos = walk.own.table.index.unrank_with(i, &mut self.cursor);
@@ -430,7 +577,7 @@ impl Walker {
         let class = walk.own.table.material.counted_ending();
         let mut out = Vec::with_capacity((range.end - range.start) as usize);
         for i in range {
-            if walk.own.capture.as_ref().is_some_and(|c| bit(c, i)) {
+            if walk.own.must_capture(i)? {
                 out.push(1);
                 continue;
             }
@@ -460,9 +607,14 @@ impl Walker {
         let rule_set = walk.rule_set;
         let class = walk.own.table.material.counted_ending();
         let stored = walk.own.table.value(i)?;
+        // A side whose DTC file stores none, when not derived whole (see
+        // `derive_dtc`), has its DTC found here from its moves, as the
+        // prober finds it: the mirror's are checked against them.
+        let derives_dtc = walk.own.dtc.is_none() && walk.own.dtc_from_mirror;
+        let with_dtc = walk.own.dtc.is_some() || derives_dtc;
         // In a WLD table without DTC one lost successor settles the value
         // (a win, whatever the other moves give): the rest are not read.
-        let settles_early = class.is_none() && walk.own.dtc.is_none();
+        let settles_early = class.is_none() && !with_dtc;
         self.collect_successors(walk, pos, settles_early)?;
         let mut expected =
             value_from_children(rule_set, class, pos, self.successors.iter().map(|s| s.view));
@@ -477,13 +629,15 @@ impl Walker {
                 expected,
             });
         }
-        if let Some(dtc) = &walk.own.dtc {
-            let fresh = stored.wdl_with(rule_set, class, None);
-            // A wrong value is reported as such; its DTC means nothing.
-            // Where there is no move the DTC is 0 without reading the file.
-            if stored == expected && fresh != Wdl::Draw && !self.successors.is_empty() {
-                self.check_dtc(dtc[i as usize], fresh, pos);
-            }
+        let fresh = stored.wdl_with(rule_set, class, None);
+        // A wrong value is reported as such; its DTC means nothing.
+        // Where there is no move the DTC is 0 without reading the file.
+        if with_dtc && stored == expected && fresh != Wdl::Draw && !self.successors.is_empty() {
+            let dtc = match walk.own.dtc_byte(i)? {
+                Some(dtc) => dtc,
+                None => self.best_dtc(fresh).flatten().map_or(0, format::dtc_byte),
+            };
+            self.check_dtc(dtc, fresh, pos);
         }
         Ok(())
     }
@@ -622,8 +776,8 @@ impl Walker {
         let value = walk.mirror.table.value(i)?;
         let material = walk.mirror.table.material;
         let decided = value.wdl_with(walk.rule_set, material.counted_ending(), None) != Wdl::Draw;
-        let mirror_dtc = match &walk.mirror.dtc {
-            Some(dtc) => Some(dtc[i as usize]),
+        let mirror_dtc = match walk.mirror.dtc_byte(i)? {
+            Some(dtc) => Some(dtc),
             // A sample check finds the few it needs one by one.
             None if decided && walk.mirror.dtc_from_mirror && walk.own.dtc.is_some() => {
                 Some(derive_one(walk, i)?)

@@ -33,6 +33,64 @@ pub(crate) struct ResolvedTable {
     kind: ValueKind,
     /// The stored stream (2-bit WLD codes or distance bytes).
     values: Vec<u8>,
+    /// Where only some placements of the men are decoded (a slice group
+    /// checked on its own): which, and so where each position's value is.
+    window: Option<Window>,
+}
+
+/// The placements of the men whose positions a check decodes when it
+/// takes one slice group at a time (the group's own and those its man
+/// moves reach), sorted: position `i` of the table is position
+/// `slot * K + i % K` of the decoded values, where `slot` is the rank of
+/// `i / K` among them and `K` the king placements per placement of the
+/// men (the index is `men * K + kings`).
+pub(crate) struct Window {
+    placements: Vec<u64>,
+    king_placements: u64,
+}
+
+impl Window {
+    /// The placements `placements` (in any order, repeats allowed) of a
+    /// material with `king_placements` king placements per placement of
+    /// the men.
+    pub(crate) fn new(mut placements: Vec<u64>, king_placements: u64) -> Window {
+        placements.sort_unstable();
+        placements.dedup();
+        Window {
+            placements,
+            king_placements,
+        }
+    }
+
+    /// Where position `i` is in the decoded values, if it is decoded.
+    #[inline]
+    fn local(&self, i: u64) -> Option<u64> {
+        let k = self.king_placements;
+        let slot = self.placements.binary_search(&(i / k)).ok()?;
+        Some(slot as u64 * k + i % k)
+    }
+
+    /// The index in the table of the `local`-th position it holds.
+    #[inline]
+    fn global(&self, local: u64) -> u64 {
+        let k = self.king_placements;
+        self.placements[(local / k) as usize] * k + local % k
+    }
+
+    /// How many positions it holds.
+    pub(crate) fn positions(&self) -> u64 {
+        self.placements.len() as u64 * self.king_placements
+    }
+
+    /// The placements, sorted.
+    pub(crate) fn placements(&self) -> &[u64] {
+        &self.placements
+    }
+
+    /// The king placements per placement of the men.
+    pub(crate) fn king_placements(&self) -> u64 {
+        self.king_placements
+    }
 }
 
 /// What the first pass learnt of each position of a table besides its
@@ -54,7 +112,7 @@ impl ResolvedTable {
     /// The value of position `i`, captures resolved.
     #[inline]
     pub(crate) fn value(&self, i: u64) -> Result<TableValue, GenError> {
-        let i = i as usize;
+        let i = self.local(i)?;
         Ok(match self.kind {
             ValueKind::Wdl => TableValue {
                 wdl: Wdl::from_code(format::wdl_code(&self.values, i)).ok_or_else(|| {
@@ -66,6 +124,29 @@ impl ResolvedTable {
                 TableValue::from_distance(DistanceValue::decode(self.values[i]))
             }
         })
+    }
+
+    /// How many positions are decoded: all, or those of the window.
+    pub(crate) fn positions(&self) -> u64 {
+        self.window
+            .as_ref()
+            .map_or(self.index.count(), Window::positions)
+    }
+
+    /// Where the value of position `i` is in `values` (and in a DTC
+    /// stream decoded the same way): `i` itself unless only a window of
+    /// the table is decoded.
+    #[inline]
+    pub(crate) fn local(&self, i: u64) -> Result<usize, GenError> {
+        match &self.window {
+            None => Ok(i as usize),
+            Some(window) => window.local(i).map(|l| l as usize).ok_or_else(|| {
+                GenError::Internal(format!(
+                    "{}: position {i} is outside the placements decoded",
+                    self.material
+                ))
+            }),
+        }
     }
 }
 
@@ -85,6 +166,40 @@ fn store(kind: ValueKind, values: &mut [u8], local: usize, value: TableValue) {
             .encode();
         }
     }
+}
+
+/// The values of the positions `window` holds, read from `reader` block
+/// by block, one after the other in the window's order, as the file
+/// streams them (2-bit WLD codes, or a byte a position).
+pub(crate) fn decode_window_raw<B: format::TableSource>(
+    reader: &format::TableReader<B>,
+    window: &Window,
+) -> Result<Vec<u8>, format::FormatError> {
+    let kind = reader.header().value_kind;
+    let mut out = vec![0u8; kind.raw_len(window.positions()) as usize];
+    let mut decompressor = zstd::bulk::Decompressor::new()
+        .map_err(|e| format::FormatError::Corrupt(format!("zstd: {e}")))?;
+    let (mut raw, mut decoded) = (Vec::new(), None);
+    let k = window.king_placements();
+    let mut local = 0usize;
+    for &men in window.placements() {
+        for i in men * k..(men + 1) * k {
+            let (block, at) = reader.locate(i);
+            if decoded != Some(block) {
+                reader.decode_block(block, &mut decompressor, &mut raw)?;
+                decoded = Some(block);
+            }
+            match kind {
+                ValueKind::Wdl => {
+                    let shift = 2 * (local % 4);
+                    out[local / 4] |= format::wdl_code(&raw, at) << shift;
+                }
+                ValueKind::Distance | ValueKind::Dtc => out[local] = raw[at],
+            }
+            local += 1;
+        }
+    }
+    Ok(out)
 }
 
 /// The resolved tables of one rule set's folder that captures lead to,
@@ -122,6 +237,11 @@ impl ResolvedTables {
     /// The rule set.
     pub(crate) fn rule_set(&self) -> RuleSet {
         self.rule_set
+    }
+
+    /// The rule set's folder.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// `material`'s table, if resolved and kept.
@@ -169,8 +289,26 @@ impl ResolvedTables {
         material: Material,
         no_moves: bool,
     ) -> Result<(ResolvedTable, PositionFlags), GenError> {
-        let mut table = self.decode(material)?;
-        let words = table.index.count().div_ceil(64) as usize;
+        self.resolve_decoded(self.decode(material)?, no_moves)
+    }
+
+    /// [`ResolvedTables::resolve`] for the positions `window` holds: the
+    /// flags are then in the window's order too.
+    pub(crate) fn resolve_window(
+        &self,
+        material: Material,
+        window: Window,
+        no_moves: bool,
+    ) -> Result<(ResolvedTable, PositionFlags), GenError> {
+        self.resolve_decoded(self.decode_window(material, window)?, no_moves)
+    }
+
+    fn resolve_decoded(
+        &self,
+        mut table: ResolvedTable,
+        no_moves: bool,
+    ) -> Result<(ResolvedTable, PositionFlags), GenError> {
+        let words = table.positions().div_ceil(64) as usize;
         let mut flags = PositionFlags {
             capture: vec![0; words],
             no_moves: vec![0; words],
@@ -192,6 +330,26 @@ impl ResolvedTables {
                 .decode_all_raw()
                 .map_err(|e| GenError::in_file(&path, e))?,
             index: MaterialIndex::new(material),
+            window: None,
+        })
+    }
+
+    /// Decodes the positions of `material`'s table that `window` holds,
+    /// reading only their blocks: its capture positions are not resolved.
+    pub(crate) fn decode_window(
+        &self,
+        material: Material,
+        window: Window,
+    ) -> Result<ResolvedTable, GenError> {
+        let path = format::table_path(&self.dir, material);
+        let kind = format::value_kind(material, self.rule_set);
+        let reader = crate::verify::open_positioned(&path, material, self.rule_set, kind)?;
+        Ok(ResolvedTable {
+            material,
+            kind,
+            values: decode_window_raw(&reader, &window).map_err(|e| GenError::in_file(&path, e))?,
+            index: MaterialIndex::new(material),
+            window: Some(window),
         })
     }
 
@@ -203,8 +361,11 @@ impl ResolvedTables {
         flags: &mut PositionFlags,
         no_moves: bool,
     ) -> Result<(), GenError> {
-        let (index, kind) = (&table.index, table.kind);
-        let count = index.count();
+        let (index, kind, window) = (&table.index, table.kind, &table.window);
+        let count = table
+            .window
+            .as_ref()
+            .map_or(index.count(), Window::positions);
         let value_bytes = kind.raw_len(CHUNK) as usize;
         let flag_words = (CHUNK / 64) as usize;
         table
@@ -218,7 +379,8 @@ impl ResolvedTables {
                 |(cursor, moves), (c, ((values, capture), none))| {
                     let first = c as u64 * CHUNK;
                     for i in first..(first + CHUNK).min(count) {
-                        let pos = index.unrank_with(i, cursor);
+                        let global = window.as_ref().map_or(i, |w| w.global(i));
+                        let pos = index.unrank_with(global, cursor);
                         let local = (i - first) as usize;
                         if pos.has_capture() {
                             capture[local / 64] |= 1 << (local % 64);

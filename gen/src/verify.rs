@@ -13,6 +13,7 @@ use probe::{table_dir, Tablebase, TablebaseOptions};
 use crate::error::GenError;
 pub use crate::forward::Mismatch;
 use crate::forward::{DtcPair, PairCheck, Tally};
+use crate::plan::UnitKind;
 use crate::progress::Progress;
 use crate::resolved::ResolvedTables;
 
@@ -36,6 +37,12 @@ pub struct VerifyOptions {
     /// quick look at large sets; `None` (or 1): every position. The file
     /// checks (checksums, header) are always complete.
     pub sample: Option<f64>,
+    /// One unit of the build plan instead (an id of `dtb plan`): a slice
+    /// group's positions in both tables of its pair (`<pair>.a<N>`), the
+    /// tables of a pair solved whole (`<pair>.solve`), or the files of a
+    /// pair's assembly (`<pair>.tables`: checksums and headers). Run over
+    /// every unit of a plan, the checks are those of a full verify.
+    pub unit: Option<String>,
 }
 
 impl VerifyOptions {
@@ -49,6 +56,7 @@ impl VerifyOptions {
             threads: None,
             quiet: true,
             sample: None,
+            unit: None,
         }
     }
 }
@@ -163,12 +171,7 @@ struct Run {
 /// its own file checks.
 fn check_material(options: &VerifyOptions, material: Material, run: &mut Run) -> Vec<TableCheck> {
     let start = Instant::now();
-    let dir = table_dir(&options.dir, options.rule_set);
-    let mut table = TableCheck::new(material, format::table_path(&dir, material));
-    let dtc_path = format::dtc_path(&dir, material);
-    let mut dtc = dtc_path
-        .exists()
-        .then(|| TableCheck::new(material, dtc_path));
+    let (mut table, mut dtc) = verdicts_of(options, material);
     if let Some(check) = &mut dtc {
         let dtc_start = Instant::now();
         if let Err(e) = check_file(options, material, &check.path, ValueKind::Dtc) {
@@ -242,27 +245,57 @@ pub(crate) fn read_whole(
     let read = || -> Result<_, format::FormatError> {
         let length = format::read_header(path)?.file_length;
         let reader = format::TableReader::new(format::read_regular(path, length)?)?;
-        let h = reader.header();
-        if (h.material, h.rule_set, h.value_kind) != (material, rule_set, kind) {
-            return Err(format::FormatError::Corrupt(format!(
-                "holds {} values of {} under {}, not {} values of {material} under {rule_set}",
-                h.value_kind.name(),
-                h.material,
-                h.rule_set,
-                kind.name()
-            )));
-        }
-        let positions = format::MaterialIndex::try_new(material).map(|i| i.count());
-        if positions != Some(h.position_count) {
-            return Err(format::FormatError::Corrupt(format!(
-                "holds {} positions, not the {} of {material}",
-                h.position_count,
-                positions.unwrap_or(0)
-            )));
-        }
+        check_holds(reader.header(), material, rule_set, kind)?;
         Ok(reader)
     };
     read().map_err(|e| GenError::in_file(path, e))
+}
+
+/// The table or DTC file at `path`, opened for positioned reads of the
+/// blocks asked for (a slice group's, not the whole file), and checked as
+/// [`read_whole`] checks it.
+pub(crate) fn open_positioned(
+    path: &Path,
+    material: Material,
+    rule_set: RuleSet,
+    kind: ValueKind,
+) -> Result<format::TableReader<format::PositionedFile>, GenError> {
+    let open = || -> Result<_, format::FormatError> {
+        let (file, len) = format::open_regular(path)?;
+        let reader = format::TableReader::new(format::PositionedFile::new(file, len, path))?;
+        check_holds(reader.header(), material, rule_set, kind)?;
+        Ok(reader)
+    };
+    open().map_err(|e| GenError::in_file(path, e))
+}
+
+/// Whether `header` is that of `material`'s values of `kind` under
+/// `rule_set`, with as many positions as the material has.
+fn check_holds(
+    header: &format::Header,
+    material: Material,
+    rule_set: RuleSet,
+    kind: ValueKind,
+) -> Result<(), format::FormatError> {
+    let h = header;
+    if (h.material, h.rule_set, h.value_kind) != (material, rule_set, kind) {
+        return Err(format::FormatError::Corrupt(format!(
+            "holds {} values of {} under {}, not {} values of {material} under {rule_set}",
+            h.value_kind.name(),
+            h.material,
+            h.rule_set,
+            kind.name()
+        )));
+    }
+    let positions = format::MaterialIndex::try_new(material).map(|i| i.count());
+    if positions != Some(h.position_count) {
+        return Err(format::FormatError::Corrupt(format!(
+            "holds {} positions, not the {} of {material}",
+            h.position_count,
+            positions.unwrap_or(0)
+        )));
+    }
+    Ok(())
 }
 
 /// Makes `run` hold `material`'s pair, resolved, with its DTC files if
@@ -358,24 +391,170 @@ pub fn verify(options: &VerifyOptions) -> Result<Vec<TableCheck>, GenError> {
         .num_threads(options.threads.unwrap_or(0))
         .build()
         .map_err(|e| GenError::BadOptions(format!("cannot start threads: {e}")))?;
-    pool.install(|| {
-        let dir = table_dir(&options.dir, options.rule_set);
-        let mut materials = if options.materials.is_empty() {
-            materials_in(&dir)?
-        } else {
-            options.materials.clone()
-        };
-        materials.sort_by_key(|m| m.build_key());
-        materials.dedup();
-        let mut run = Run {
-            tb: None,
-            resolved: ResolvedTables::new(&dir, options.rule_set),
-            pair: None,
-            keep_below: materials.iter().map(|m| m.pieces()).max().unwrap_or(0),
-        };
-        Ok(materials
-            .into_iter()
-            .flat_map(|m| check_material(options, m, &mut run))
-            .collect())
+    pool.install(|| match &options.unit {
+        Some(id) => verify_unit(options, id),
+        None => {
+            let dir = table_dir(&options.dir, options.rule_set);
+            let materials = if options.materials.is_empty() {
+                materials_in(&dir)?
+            } else {
+                options.materials.clone()
+            };
+            Ok(verify_materials(options, materials))
+        }
     })
+}
+
+/// Every table of `materials` (and its DTC file), in build order.
+fn verify_materials(options: &VerifyOptions, mut materials: Vec<Material>) -> Vec<TableCheck> {
+    let dir = table_dir(&options.dir, options.rule_set);
+    materials.sort_by_key(|m| m.build_key());
+    materials.dedup();
+    let mut run = Run {
+        tb: None,
+        resolved: ResolvedTables::new(&dir, options.rule_set),
+        pair: None,
+        keep_below: materials.iter().map(|m| m.pieces()).max().unwrap_or(0),
+    };
+    materials
+        .into_iter()
+        .flat_map(|m| check_material(options, m, &mut run))
+        .collect()
+}
+
+/// The checks of one unit of the build plan (see [`VerifyOptions::unit`]).
+fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, GenError> {
+    let gen_options = crate::GenOptions::new(options.dir.clone(), options.rule_set, 2);
+    let unit = crate::plan::find_unit(&gen_options, id)?;
+    // The manifest's unit: `dtb verify` checks the manifest itself.
+    let Some(pair) = unit.material else {
+        return Ok(Vec::new());
+    };
+    let materials = crate::plan::pair_materials(pair);
+    Ok(match unit.kind {
+        UnitKind::Solve => verify_materials(options, materials),
+        UnitKind::Assemble => materials
+            .into_iter()
+            .flat_map(|m| check_files(options, m))
+            .collect(),
+        UnitKind::Group {
+            advancement,
+            part: None,
+            ..
+        } => check_group(options, pair, advancement),
+        UnitKind::Group { part: Some(_), .. } => {
+            return Err(GenError::BadOptions(format!(
+                "{id}: verify takes whole groups ({pair}.a<N>), not their parts"
+            )))
+        }
+        UnitKind::Manifest => Vec::new(),
+    })
+}
+
+/// The verdicts of `material`'s table and DTC file (if there is one),
+/// nothing checked yet.
+fn verdicts_of(options: &VerifyOptions, material: Material) -> (TableCheck, Option<TableCheck>) {
+    let dir = table_dir(&options.dir, options.rule_set);
+    let table = TableCheck::new(material, format::table_path(&dir, material));
+    let dtc_path = format::dtc_path(&dir, material);
+    let dtc = dtc_path
+        .exists()
+        .then(|| TableCheck::new(material, dtc_path));
+    (table, dtc)
+}
+
+/// The file checks (header, block index, checksum) of `material`'s table
+/// and DTC file, without their values.
+fn check_files(options: &VerifyOptions, material: Material) -> Vec<TableCheck> {
+    let (table, dtc) = verdicts_of(options, material);
+    let kind = format::value_kind(material, options.rule_set);
+    [Some((table, kind)), dtc.map(|d| (d, ValueKind::Dtc))]
+        .into_iter()
+        .flatten()
+        .map(|(mut check, kind)| {
+            let start = Instant::now();
+            if let Err(e) = check_file(options, material, &check.path, kind) {
+                check.problem = Some(TableProblem::of(&e));
+            }
+            check.seconds = start.elapsed().as_secs_f64();
+            check
+        })
+        .collect()
+}
+
+/// The check of slice group `advancement` of `pair`: the positions of its
+/// placements of the men in both tables of the pair, against their moves,
+/// with their DTC where both DTC files are there. A verdict per file,
+/// counting that group's positions; a problem is recorded in all.
+fn check_group(options: &VerifyOptions, pair: Material, advancement: u32) -> Vec<TableCheck> {
+    let start = Instant::now();
+    let materials = crate::plan::pair_materials(pair);
+    let mut verdicts: Vec<(TableCheck, Option<TableCheck>)> =
+        materials.iter().map(|&m| verdicts_of(options, m)).collect();
+    let with_dtc = verdicts.iter().all(|(_, dtc)| dtc.is_some());
+    if !with_dtc {
+        for (_, dtc) in &mut verdicts {
+            if let Some(check) = dtc {
+                check.problem = Some(TableProblem::Missing(format!(
+                    "{}: the DTC file of the other side of the pair is missing",
+                    check.path.display()
+                )));
+            }
+        }
+    }
+    if let Err(e) = walk_group(options, pair, advancement, with_dtc, &mut verdicts) {
+        let problem = TableProblem::of(&e);
+        for (table, dtc) in &mut verdicts {
+            for check in std::iter::once(table).chain(dtc.as_mut()) {
+                check.problem.get_or_insert_with(|| problem.clone());
+            }
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    verdicts
+        .into_iter()
+        .flat_map(|(mut table, dtc)| {
+            table.seconds = seconds;
+            [Some(table), dtc]
+        })
+        .flatten()
+        .collect()
+}
+
+/// The walk of [`check_group`], into `verdicts` (one per material of the
+/// pair: the table's, the DTC file's).
+fn walk_group(
+    options: &VerifyOptions,
+    pair: Material,
+    advancement: u32,
+    with_dtc: bool,
+    verdicts: &mut [(TableCheck, Option<TableCheck>)],
+) -> Result<(), GenError> {
+    let dir = table_dir(&options.dir, options.rule_set);
+    let mut resolved = ResolvedTables::new(&dir, options.rule_set);
+    for (table, _) in verdicts.iter() {
+        resolved.prepare_for(table.material)?;
+    }
+    let group = PairCheck::load_group(&resolved, pair, advancement, with_dtc)?;
+    let tb = Tablebase::open_with(
+        &options.dir,
+        options.rule_set,
+        TablebaseOptions::with_cache_bytes(256 << 20),
+    )?;
+    let sample = options.sample.filter(|&f| f < 1.0);
+    let keep = move |i: u64| sample.is_none_or(|f| in_sample(i, f));
+    for (table, dtc) in verdicts.iter_mut() {
+        let material = table.material;
+        let (values, dtcs) = (Tally::default(), Tally::default());
+        let name = format!("verify {}", crate::plan::group_id(pair, advancement, None));
+        let positions = group.positions_checked(material);
+        let progress = Progress::new(&name, positions, options.quiet);
+        group.check(&tb, &resolved, material, &keep, (&values, &dtcs), &progress)?;
+        progress.finish();
+        values.finish(table);
+        if let Some(check) = dtc.as_mut().filter(|_| with_dtc) {
+            dtcs.finish(check);
+        }
+    }
+    Ok(())
 }
