@@ -174,4 +174,34 @@ fn slurm_jobs_build_the_in_process_files() {
     for ((name, x), (_, y)) in a.iter().zip(&b) {
         assert!(x == y, "{} differs", name.display());
     }
+
+    // The cluster checks what it built: a verify job a unit, no order.
+    let mut args = vec!["verify", "--dir", c];
+    args.extend(slurm);
+    args.extend(PAIRS);
+    let o = dtb(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(" 0 failed verdicts, 0 units without"),
+        "{}",
+        text(&o)
+    );
+    // A damaged block of one table: the units that decode it say so, and
+    // the whole run ends in exit 4 naming the file.
+    let victim = cluster.path().join("fmjd/KKKM-K.dtb");
+    let mut bytes = std::fs::read(&victim).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x5a;
+    std::fs::write(&victim, bytes).unwrap();
+    let mut args = vec!["verify", "--dir", c];
+    args.extend(slurm);
+    args.push("KKKM-K");
+    let o = dtb(&args);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("KKKM-K.dtb"),
+        "{}",
+        text(&o)
+    );
 }

@@ -49,7 +49,9 @@ use probe::generator::GeneratorHooks;
 use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::{peak_memory_bytes, Progress, SetProgress};
 pub use unit::UnitReport;
-pub use verify::{materials_in, verify, Mismatch, TableCheck, TableProblem, VerifyOptions};
+pub use verify::{
+    materials_in, unit_memory_bytes, verify, Mismatch, TableCheck, TableProblem, VerifyOptions,
+};
 
 /// One table written.
 #[derive(Clone, Debug)]

@@ -355,7 +355,7 @@ fn walk(
         run.tb = Some(Tablebase::open_with(
             &options.dir,
             options.rule_set,
-            TablebaseOptions::with_cache_bytes(256 << 20),
+            TablebaseOptions::with_cache_bytes(PROBER_CACHE_BYTES),
         )?);
     }
     let (Some(tb), Some(pair)) = (&run.tb, &mut run.pair) else {
@@ -451,6 +451,63 @@ fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, Gen
     })
 }
 
+/// About the most memory a check of `unit` alone (see
+/// [`VerifyOptions::unit`]) needs under `rule_set`, in bytes, with the
+/// DTC files if `dtc`: the positions it decodes (a slice group and the
+/// next, or a whole pair) at their values' bits, 2 bits of flags and a
+/// DTC byte; the smaller tables its captures reach, resolved whole; the
+/// prober's block cache (for crownings) and a base. A batch job asks for
+/// this much.
+pub fn unit_memory_bytes(unit: &crate::Unit, rule_set: RuleSet, dtc: bool) -> u64 {
+    const BASE: u64 = 64 << 20;
+    let Some(pair) = unit.material else {
+        return BASE;
+    };
+    let value_bits = |m: Material| match format::value_kind(m, rule_set) {
+        ValueKind::Wdl => 2,
+        ValueKind::Distance | ValueKind::Dtc => 8,
+    };
+    let bits = value_bits(pair) + 2 + if dtc { 8 } else { 0 };
+    let held = match unit.kind {
+        UnitKind::Solve => crate::plan::pair_materials(pair)
+            .iter()
+            .map(|&m| format::MaterialIndex::new(m).count())
+            .sum(),
+        UnitKind::Group { advancement, .. } => {
+            crate::plan::group_positions(pair, advancement)
+                + crate::plan::group_positions(pair, advancement + 1)
+        }
+        UnitKind::Assemble | UnitKind::Manifest => 0,
+    };
+    let smaller: u64 = match unit.kind {
+        UnitKind::Solve | UnitKind::Group { .. } => captured_into(pair)
+            .into_iter()
+            .map(|m| format::MaterialIndex::new(m).count() * value_bits(m) / 8)
+            .sum(),
+        UnitKind::Assemble | UnitKind::Manifest => 0,
+    };
+    BASE + PROBER_CACHE_BYTES + held * bits / 8 + smaller
+}
+
+/// The block cache of the prober a check opens for crownings.
+const PROBER_CACHE_BYTES: u64 = 256 << 20;
+
+/// Every smaller material a capture from `pair`'s materials leads to,
+/// directly or after more captures (the tables a check resolves).
+fn captured_into(pair: Material) -> Vec<Material> {
+    let mut found: Vec<Material> = Vec::new();
+    let mut todo = crate::plan::pair_materials(pair);
+    while let Some(m) = todo.pop() {
+        for exit in m.exits() {
+            if exit.pieces() < m.pieces() && !found.contains(&exit) {
+                found.push(exit);
+                todo.push(exit);
+            }
+        }
+    }
+    found
+}
+
 /// The verdicts of `material`'s table and DTC file (if there is one),
 /// nothing checked yet.
 fn verdicts_of(options: &VerifyOptions, material: Material) -> (TableCheck, Option<TableCheck>) {
@@ -539,7 +596,7 @@ fn walk_group(
     let tb = Tablebase::open_with(
         &options.dir,
         options.rule_set,
-        TablebaseOptions::with_cache_bytes(256 << 20),
+        TablebaseOptions::with_cache_bytes(PROBER_CACHE_BYTES),
     )?;
     let sample = options.sample.filter(|&f| f < 1.0);
     let keep = move |i: u64| sample.is_none_or(|f| in_sample(i, f));

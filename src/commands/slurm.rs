@@ -44,9 +44,11 @@ pub struct SlurmArgs {
 }
 
 /// One submitted unit.
-struct Job {
-    id: String,
-    log: PathBuf,
+pub struct Job {
+    /// Slurm's job id.
+    pub id: String,
+    /// Its log file (standard output and error).
+    pub log: PathBuf,
 }
 
 pub fn run(options: &GenOptions, args: &SlurmArgs, tables: &TableArgs) -> CliResult {
@@ -73,7 +75,19 @@ pub fn run(options: &GenOptions, args: &SlurmArgs, tables: &TableArgs) -> CliRes
         wait_for_room(&jobs, args.max_jobs)?;
         let script = job_script(&exe, options, tables, unit);
         let cpus = options.threads.unwrap_or(1);
-        let job = submit(unit, (&script, cpus), &jobs, &logs, args)?;
+        let after: Vec<&str> = unit
+            .needs
+            .iter()
+            .filter_map(|n| jobs.get(n).map(|j| j.id.as_str()))
+            .collect();
+        let spec = JobSpec {
+            name: &unit.id,
+            after: &after,
+            memory_bytes: unit.memory_bytes,
+            script: &script,
+            cpus,
+        };
+        let job = submit(&spec, &logs, &args.sbatch_args)?;
         jobs.insert(unit.id.clone(), job);
     }
     crate::outln!(
@@ -121,47 +135,50 @@ fn job_script(exe: &Path, options: &GenOptions, tables: &TableArgs, unit: &Unit)
 }
 
 /// `path` made absolute (jobs start in another directory).
-fn absolute(path: &Path) -> PathBuf {
+pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// `word` quoted for a POSIX shell.
-fn quote(word: &str) -> String {
+pub fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-/// Submits `unit` with sbatch (its shell command `script`, on `cpus`
-/// cores), after the jobs of the units it needs.
-fn submit(
-    unit: &Unit,
-    (script, cpus): (&str, usize),
-    jobs: &HashMap<String, Job>,
-    logs: &Path,
-    args: &SlurmArgs,
-) -> Result<Job, CliError> {
-    let after: Vec<&str> = unit
-        .needs
-        .iter()
-        .filter_map(|n| jobs.get(n).map(|j| j.id.as_str()))
-        .collect();
-    let log = logs.join(format!("{}.%j.log", unit.id));
+/// What one job runs, and on what.
+pub struct JobSpec<'a> {
+    /// The unit's id: the job's name and its log's.
+    pub name: &'a str,
+    /// The ids of the jobs it must wait for (`afterok`).
+    pub after: &'a [&'a str],
+    /// The memory the unit is expected to need.
+    pub memory_bytes: u64,
+    /// Its shell command.
+    pub script: &'a str,
+    /// Its cores.
+    pub cpus: usize,
+}
+
+/// Submits `spec` with sbatch, its log in `logs`, with the user's extra
+/// `sbatch_args`.
+pub fn submit(spec: &JobSpec<'_>, logs: &Path, sbatch_args: &[String]) -> Result<Job, CliError> {
+    let log = logs.join(format!("{}.%j.log", spec.name));
     // The plan's figure came within 25% of the measured peaks, and up to
     // about 12% under some: a quarter more, so that Slurm does not kill a
     // unit at its limit.
-    let mem_mib = (unit.memory_bytes + unit.memory_bytes / 4)
+    let mem_mib = (spec.memory_bytes + spec.memory_bytes / 4)
         .div_ceil(1 << 20)
         .max(1);
     let mut cmd = Command::new("sbatch");
     cmd.arg("--parsable")
-        .arg(format!("--job-name=dtb:{}", unit.id))
+        .arg(format!("--job-name=dtb:{}", spec.name))
         .arg(format!("--mem={mem_mib}M"))
-        .arg(format!("--cpus-per-task={cpus}"))
+        .arg(format!("--cpus-per-task={}", spec.cpus))
         .arg("--kill-on-invalid-dep=yes")
         .arg(format!("--output={}", log.display()));
-    if !after.is_empty() {
-        cmd.arg(format!("--dependency=afterok:{}", after.join(":")));
+    if !spec.after.is_empty() {
+        cmd.arg(format!("--dependency=afterok:{}", spec.after.join(":")));
     }
-    cmd.args(&args.sbatch_args).arg(format!("--wrap={script}"));
+    cmd.args(sbatch_args).arg(format!("--wrap={}", spec.script));
     let out = run_command(&mut cmd, "sbatch")?;
     let id = out
         .trim()
@@ -210,7 +227,7 @@ fn queued(jobs: &HashMap<String, Job>) -> Result<HashSet<String>, CliError> {
 }
 
 /// Waits until fewer than `max_jobs` of our jobs are queued.
-fn wait_for_room(jobs: &HashMap<String, Job>, max_jobs: usize) -> Result<(), CliError> {
+pub fn wait_for_room(jobs: &HashMap<String, Job>, max_jobs: usize) -> Result<(), CliError> {
     if jobs.len() < max_jobs {
         return Ok(());
     }
@@ -221,7 +238,7 @@ fn wait_for_room(jobs: &HashMap<String, Job>, max_jobs: usize) -> Result<(), Cli
 }
 
 /// Polls squeue until none of our jobs is left, printing how many remain.
-fn follow(jobs: &HashMap<String, Job>) -> Result<(), CliError> {
+pub fn follow(jobs: &HashMap<String, Job>) -> Result<(), CliError> {
     let mut last = usize::MAX;
     loop {
         let left = queued(jobs)?.len();
@@ -269,4 +286,185 @@ fn report_failures(options: &GenOptions, units: &[Unit], jobs: &HashMap<String, 
             jobs.len()
         ),
     ))
+}
+
+/// Flags of `dtb verify` for Slurm.
+#[derive(clap::Args, Clone, Debug)]
+pub struct VerifySlurmArgs {
+    /// Check every unit of the plan of these tables (all in the folder,
+    /// or MATERIALS and what they need) as Slurm jobs (sbatch), one `dtb
+    /// verify --unit` each, with no order among them, instead of here.
+    /// The table directory and this binary must be on a filesystem every
+    /// node sees.
+    #[arg(long, conflicts_with = "unit")]
+    pub slurm: bool,
+    /// An argument passed to every sbatch call (e.g. --partition=big);
+    /// repeat for more.
+    #[arg(
+        long = "sbatch-arg",
+        value_name = "ARG",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub sbatch_args: Vec<String>,
+    /// Keep at most this many of our jobs queued or running at once.
+    #[arg(long, value_name = "K", requires = "slurm", default_value_t = 1000)]
+    pub max_jobs: usize,
+    /// Follow the jobs until none is left in the queue, then gather their
+    /// verdicts from their logs and report as a verify here would.
+    #[arg(long, requires = "slurm")]
+    pub wait: bool,
+}
+
+/// `dtb verify --slurm`: a `dtb verify --unit` job for every unit of the
+/// plan of `options`' tables; with `--wait`, their verdicts gathered.
+pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliResult {
+    if args.max_jobs == 0 {
+        return Err(CliError::bad_input("--max-jobs must be at least 1"));
+    }
+    let rule_dir = format::table_dir(&options.dir, options.rule_set);
+    let logs = rule_dir.join("slurm");
+    std::fs::create_dir_all(&logs)
+        .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", logs.display())))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::new(FAILURE, format!("cannot find the dtb binary: {e}")))?;
+    let mut gen_options = GenOptions::new(options.dir.clone(), options.rule_set, 2);
+    gen_options.materials = if options.materials.is_empty() {
+        gen::materials_in(&rule_dir)?
+    } else {
+        options.materials.clone()
+    };
+    let dtc = gen_options
+        .materials
+        .iter()
+        .any(|&m| format::dtc_path(&rule_dir, m).exists());
+    // Named materials: their pairs' units (and the manifest's), not
+    // those of the tables they need, as a verify here checks them.
+    let named: Vec<format::Material> = options
+        .materials
+        .iter()
+        .map(|&m| gen::plan::pair_of(m))
+        .collect();
+    let units: Vec<Unit> = plan(&gen_options)
+        .into_iter()
+        .filter(|u| named.is_empty() || u.material.is_none_or(|p| named.contains(&p)))
+        .collect();
+    let mut jobs: HashMap<String, Job> = HashMap::new();
+    for unit in &units {
+        wait_for_room(&jobs, args.max_jobs)?;
+        let script = verify_script(&exe, options, &unit.id);
+        let spec = JobSpec {
+            name: &format!("verify-{}", unit.id),
+            after: &[],
+            memory_bytes: gen::unit_memory_bytes(unit, options.rule_set, dtc),
+            script: &script,
+            cpus: options.threads.unwrap_or(1),
+        };
+        jobs.insert(unit.id.clone(), submit(&spec, &logs, &args.sbatch_args)?);
+    }
+    crate::outln!("submitted {} verify units to Slurm", jobs.len());
+    if !args.wait {
+        return Ok(());
+    }
+    follow(&jobs)?;
+    report_verdicts(&units, &jobs)
+}
+
+/// The shell command of the job that checks unit `id`.
+fn verify_script(exe: &Path, options: &gen::VerifyOptions, id: &str) -> String {
+    let mut words = vec![
+        quote(&exe.display().to_string()),
+        "verify".into(),
+        "--unit".into(),
+        quote(id),
+        "--dir".into(),
+        quote(&absolute(&options.dir).display().to_string()),
+        "--rules".into(),
+        options.rule_set.name().into(),
+        "--threads".into(),
+        options.threads.unwrap_or(1).to_string(),
+        "--json".into(),
+        "--quiet".into(),
+    ];
+    if let Some(fraction) = options.sample {
+        words.extend(["--sample".into(), fraction.to_string()]);
+    }
+    words.join(" ")
+}
+
+/// The verdicts in the jobs' logs: a line per unit that failed or left no
+/// verdict, then a summary. Exit 4 if a table failed (3 if one is
+/// missing), 1 if a unit left no verdict.
+fn report_verdicts(units: &[Unit], jobs: &HashMap<String, Job>) -> CliResult {
+    let (mut positions, mut failed, mut silent, mut missing) = (0u64, 0, 0, false);
+    for unit in units {
+        let job = &jobs[&unit.id];
+        let Some(report) = verdict_in(&job.log) else {
+            silent += 1;
+            crate::outln!(
+                "unit {} (job {}) left no verdict: see {}",
+                unit.id,
+                job.id,
+                job.log.display()
+            );
+            continue;
+        };
+        for table in report["tables"].as_array().into_iter().flatten() {
+            positions += table["checked"].as_u64().unwrap_or(0);
+            if table["ok"] != true {
+                failed += 1;
+                let problem = table["problem"].as_str().unwrap_or("");
+                missing |= table["problem_kind"] == "missing";
+                let first = table["mismatches"][0]["fen"].as_str().unwrap_or("");
+                crate::outln!(
+                    "unit {}: {} FAILED: {} mismatches{}{} (see {})",
+                    unit.id,
+                    table["file"].as_str().unwrap_or("?"),
+                    table["mismatch_count"],
+                    if first.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", first at {first}")
+                    },
+                    if problem.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {problem}")
+                    },
+                    job.log.display()
+                );
+            }
+        }
+        for problem in report["manifest_problems"].as_array().into_iter().flatten() {
+            failed += 1;
+            crate::outln!("manifest: {}", problem.as_str().unwrap_or("?"));
+        }
+    }
+    crate::outln!(
+        "{} units, {positions} positions checked: {failed} failed verdicts, {silent} units without a verdict",
+        units.len()
+    );
+    match (failed, silent) {
+        (0, 0) => Ok(()),
+        (0, _) => Err(CliError::new(
+            FAILURE,
+            format!("{silent} verify units left no verdict; run the same command again"),
+        )),
+        _ => Err(CliError::new(
+            if missing {
+                crate::exit::MISSING_TABLE
+            } else {
+                crate::exit::CORRUPTED_TABLE
+            },
+            format!("verification failed: {failed} failed verdicts (listed above)"),
+        )),
+    }
+}
+
+/// The JSON verdict a verify job printed in its log, if any.
+fn verdict_in(log: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(log).ok()?;
+    text.lines()
+        .filter(|l| l.starts_with('{'))
+        .find_map(|l| serde_json::from_str(l).ok())
 }

@@ -9,6 +9,7 @@ use probe::table_dir;
 use serde_json::json;
 
 use crate::commands::common::{parse_material, TableArgs, WorkArgs};
+use crate::commands::slurm::VerifySlurmArgs;
 use crate::exit::{CliError, CliResult, CORRUPTED_TABLE, FAILURE, MISSING_TABLE};
 
 /// Flags of `dtb verify`.
@@ -19,7 +20,7 @@ pub struct Args {
     #[command(flatten)]
     work: WorkArgs,
     /// Machine-readable report.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "slurm")]
     json: bool,
     /// Check only about this fraction of each table's positions (0 < F <= 1;
     /// the same pseudo-random positions on every run), for a quick look at
@@ -34,6 +35,8 @@ pub struct Args {
     /// so is a full verify, spread over as many jobs.
     #[arg(long, value_name = "ID", conflicts_with = "materials")]
     unit: Option<String>,
+    #[command(flatten)]
+    slurm: VerifySlurmArgs,
     /// Verify only these materials (default: every table in the folder).
     #[arg(value_parser = parse_material)]
     materials: Vec<Material>,
@@ -62,20 +65,23 @@ pub fn run(args: Args) -> CliResult {
     }
     // A unit other than the manifest's leaves it alone: on a cluster it is
     // written last.
-    let manifest_problems = match args.unit.as_deref() {
-        None | Some("manifest") => manifest::check(&dir, args.tables.rule_set)?,
-        Some(_) => Vec::new(),
-    };
     let mut options = VerifyOptions::new(args.tables.dir.clone(), args.tables.rule_set);
     options.materials = materials;
     options.threads = args.work.threads;
     options.quiet = args.work.quiet || args.json || !std::io::stderr().is_terminal();
     options.sample = args.sample;
-    options.unit = args.unit;
+    options.unit = args.unit.clone();
+    if args.slurm.slurm {
+        return crate::commands::slurm::run_verify(&options, &args.slurm);
+    }
+    let manifest_problems = match args.unit.as_deref() {
+        None | Some("manifest") => manifest::check(&dir, args.tables.rule_set)?,
+        Some(_) => Vec::new(),
+    };
     let checks = verify(&options)?;
     let bad_tables = checks.iter().filter(|c| !c.ok()).count();
     let positions: u64 = checks.iter().map(|c| c.checked).sum();
-    let seconds: f64 = checks.iter().map(|c| c.seconds).sum();
+    let seconds: f64 = checks.iter().map(|c| c.seconds).fold(0.0, |a, b| a + b);
     if args.json {
         let tables: Vec<_> = checks
             .iter()
@@ -86,6 +92,7 @@ pub fn run(args: Args) -> CliResult {
                     "checked": c.checked,
                     "ok": c.ok(),
                     "problem": c.problem.as_ref().map(|p| p.message()),
+                    "problem_kind": c.problem.as_ref().map(problem_kind),
                     "mismatch_count": c.mismatch_count,
                     "mismatches": c.mismatches.iter().map(|m| json!({
                         "fen": m.fen,
@@ -168,6 +175,15 @@ pub fn run(args: Args) -> CliResult {
         ));
     }
     Ok(())
+}
+
+/// The kind of a problem, as the JSON report names it.
+fn problem_kind(problem: &TableProblem) -> &'static str {
+    match problem {
+        TableProblem::Missing(_) => "missing",
+        TableProblem::Corrupted(_) => "corrupted",
+        _ => "failed",
+    }
 }
 
 /// The exit code a failed table calls for: a damaged table or wrong values
