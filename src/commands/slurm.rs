@@ -25,6 +25,17 @@ pub struct SlurmArgs {
     /// must be on a filesystem every node sees.
     #[arg(long)]
     pub slurm: bool,
+    #[command(flatten)]
+    pub queue: QueueArgs,
+    /// Follow the jobs until none is left in the queue, then report the
+    /// units that did not finish with their log files.
+    #[arg(long, requires = "slurm")]
+    pub wait: bool,
+}
+
+/// How jobs are queued, for `dtb gen --slurm` and `dtb verify --slurm`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct QueueArgs {
     /// An argument passed to every sbatch call (e.g. --partition=big);
     /// repeat for more.
     #[arg(
@@ -37,10 +48,24 @@ pub struct SlurmArgs {
     /// Keep at most this many of our jobs queued or running at once.
     #[arg(long, value_name = "K", requires = "slurm", default_value_t = 1000)]
     pub max_jobs: usize,
-    /// Follow the jobs until none is left in the queue, then report the
-    /// units that did not finish with their log files.
-    #[arg(long, requires = "slurm")]
-    pub wait: bool,
+}
+
+/// The log folder (made if need be) and the `dtb` binary the jobs run,
+/// once `queue` is checked.
+fn prepare(
+    dir: &Path,
+    rule_set: format::RuleSet,
+    queue: &QueueArgs,
+) -> Result<(PathBuf, PathBuf), CliError> {
+    if queue.max_jobs == 0 {
+        return Err(CliError::bad_input("--max-jobs must be at least 1"));
+    }
+    let logs = format::table_dir(dir, rule_set).join("slurm");
+    std::fs::create_dir_all(&logs)
+        .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", logs.display())))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::new(FAILURE, format!("cannot find the dtb binary: {e}")))?;
+    Ok((logs, exe))
 }
 
 /// One submitted unit.
@@ -52,15 +77,7 @@ pub struct Job {
 }
 
 pub fn run(options: &GenOptions, args: &SlurmArgs, tables: &TableArgs) -> CliResult {
-    if args.max_jobs == 0 {
-        return Err(CliError::bad_input("--max-jobs must be at least 1"));
-    }
-    let rule_dir = format::table_dir(&options.dir, options.rule_set);
-    let logs = rule_dir.join("slurm");
-    std::fs::create_dir_all(&logs)
-        .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", logs.display())))?;
-    let exe = std::env::current_exe()
-        .map_err(|e| CliError::new(FAILURE, format!("cannot find the dtb binary: {e}")))?;
+    let (logs, exe) = prepare(&options.dir, options.rule_set, &args.queue)?;
     let units = plan(options);
     let mut jobs: HashMap<String, Job> = HashMap::new();
     let mut done = 0;
@@ -72,7 +89,7 @@ pub fn run(options: &GenOptions, args: &SlurmArgs, tables: &TableArgs) -> CliRes
             done += 1;
             continue;
         }
-        wait_for_room(&jobs, args.max_jobs)?;
+        wait_for_room(&jobs, args.queue.max_jobs)?;
         let script = job_script(&exe, options, tables, unit);
         let cpus = options.threads.unwrap_or(1);
         let after: Vec<&str> = unit
@@ -87,7 +104,7 @@ pub fn run(options: &GenOptions, args: &SlurmArgs, tables: &TableArgs) -> CliRes
             script: &script,
             cpus,
         };
-        let job = submit(&spec, &logs, &args.sbatch_args)?;
+        let job = submit(&spec, &logs, &args.queue.sbatch_args)?;
         jobs.insert(unit.id.clone(), job);
     }
     crate::outln!(
@@ -298,18 +315,8 @@ pub struct VerifySlurmArgs {
     /// node sees.
     #[arg(long, conflicts_with = "unit")]
     pub slurm: bool,
-    /// An argument passed to every sbatch call (e.g. --partition=big);
-    /// repeat for more.
-    #[arg(
-        long = "sbatch-arg",
-        value_name = "ARG",
-        requires = "slurm",
-        allow_hyphen_values = true
-    )]
-    pub sbatch_args: Vec<String>,
-    /// Keep at most this many of our jobs queued or running at once.
-    #[arg(long, value_name = "K", requires = "slurm", default_value_t = 1000)]
-    pub max_jobs: usize,
+    #[command(flatten)]
+    pub queue: QueueArgs,
     /// Follow the jobs until none is left in the queue, then gather their
     /// verdicts from their logs and report as a verify here would.
     #[arg(long, requires = "slurm")]
@@ -319,15 +326,8 @@ pub struct VerifySlurmArgs {
 /// `dtb verify --slurm`: a `dtb verify --unit` job for every unit of the
 /// plan of `options`' tables; with `--wait`, their verdicts gathered.
 pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliResult {
-    if args.max_jobs == 0 {
-        return Err(CliError::bad_input("--max-jobs must be at least 1"));
-    }
+    let (logs, exe) = prepare(&options.dir, options.rule_set, &args.queue)?;
     let rule_dir = format::table_dir(&options.dir, options.rule_set);
-    let logs = rule_dir.join("slurm");
-    std::fs::create_dir_all(&logs)
-        .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", logs.display())))?;
-    let exe = std::env::current_exe()
-        .map_err(|e| CliError::new(FAILURE, format!("cannot find the dtb binary: {e}")))?;
     let mut gen_options = GenOptions::new(options.dir.clone(), options.rule_set, 2);
     gen_options.materials = if options.materials.is_empty() {
         gen::materials_in(&rule_dir)?
@@ -351,7 +351,7 @@ pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliRe
         .collect();
     let mut jobs: HashMap<String, Job> = HashMap::new();
     for unit in &units {
-        wait_for_room(&jobs, args.max_jobs)?;
+        wait_for_room(&jobs, args.queue.max_jobs)?;
         let script = verify_script(&exe, options, &unit.id);
         let spec = JobSpec {
             name: &format!("verify-{}", unit.id),
@@ -360,7 +360,10 @@ pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliRe
             script: &script,
             cpus: options.threads.unwrap_or(1),
         };
-        jobs.insert(unit.id.clone(), submit(&spec, &logs, &args.sbatch_args)?);
+        jobs.insert(
+            unit.id.clone(),
+            submit(&spec, &logs, &args.queue.sbatch_args)?,
+        );
     }
     crate::outln!("submitted {} verify units to Slurm", jobs.len());
     if !args.wait {
