@@ -309,8 +309,8 @@ fn report_failures(options: &GenOptions, units: &[Unit], jobs: &HashMap<String, 
 #[derive(clap::Args, Clone, Debug)]
 pub struct VerifySlurmArgs {
     /// Check every unit of the plan of these tables (all in the folder,
-    /// or MATERIALS and what they need) as Slurm jobs (sbatch), one `dtb
-    /// verify --unit` each, with no order among them, instead of here.
+    /// or the pairs of MATERIALS) as Slurm jobs (sbatch), one `dtb verify
+    /// --unit` each, with no order among them, instead of here.
     /// The table directory and this binary must be on a filesystem every
     /// node sees.
     #[arg(long, conflicts_with = "unit")]
