@@ -239,8 +239,7 @@ impl PairCheck {
         let (own, next) = (by_side(advancement), by_side(advancement + 1));
         let mut sides = Vec::with_capacity(materials.len());
         for (s, &m) in materials.iter().enumerate() {
-            let placements: Vec<u64> = own[s].iter().chain(&next[s]).copied().collect();
-            let window = Window::new(placements, indexes[s].king_placements());
+            let window = Window::new(&own[s], &next[s], indexes[s].king_placements());
             let (dtc, dtc_from_mirror) = if with_dtc {
                 read_dtc_window(resolved, m, &window)?
             } else {
@@ -684,6 +683,10 @@ impl Walker {
         let resolved = walk.mirror.capture.is_some();
         for mv in &moves {
             let successor = if !resolved {
+                self.unresolved_successor(walk, pos, mv, &frame)?
+            } else if pos.is_conversion(mv) && walk.mirror.checked.is_some() {
+                // One slice group: a man move leads into the next group,
+                // whose capture positions were not resolved.
                 self.unresolved_successor(walk, pos, mv, &frame)?
             } else if pos.is_conversion(mv) {
                 self.conversion_successor(walk, &pos.play(mv))?

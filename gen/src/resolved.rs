@@ -47,19 +47,37 @@ pub(crate) struct ResolvedTable {
 pub(crate) struct Window {
     placements: Vec<u64>,
     king_placements: u64,
+    /// For each placement, whether its capture positions are resolved:
+    /// those of the group checked; the next group's are reached only by
+    /// man moves, whose successors that must capture are resolved one by
+    /// one (resolving them all would resolve each group twice).
+    resolved: Vec<bool>,
 }
 
 impl Window {
-    /// The placements `placements` (in any order, repeats allowed) of a
-    /// material with `king_placements` king placements per placement of
-    /// the men.
-    pub(crate) fn new(mut placements: Vec<u64>, king_placements: u64) -> Window {
-        placements.sort_unstable();
-        placements.dedup();
+    /// The placements `own` (resolved) and `next` (not), in any order,
+    /// of a material with `king_placements` king placements per placement
+    /// of the men; a placement in both counts as `own`.
+    pub(crate) fn new(own: &[u64], next: &[u64], king_placements: u64) -> Window {
+        let mut tagged: Vec<(u64, bool)> = own
+            .iter()
+            .map(|&p| (p, true))
+            .chain(next.iter().map(|&p| (p, false)))
+            .collect();
+        // Own first among equal placements, so that dedup keeps it.
+        tagged.sort_unstable_by_key(|&(p, own)| (p, !own));
+        tagged.dedup_by_key(|t| t.0);
         Window {
-            placements,
+            placements: tagged.iter().map(|t| t.0).collect(),
             king_placements,
+            resolved: tagged.iter().map(|t| t.1).collect(),
         }
+    }
+
+    /// Whether the `local`-th position it holds has its captures resolved.
+    #[inline]
+    fn is_resolved(&self, local: u64) -> bool {
+        self.resolved[(local / self.king_placements) as usize]
     }
 
     /// Where position `i` is in the decoded values, if it is decoded.
@@ -209,6 +227,10 @@ pub(crate) struct ResolvedTables {
     rule_set: RuleSet,
     /// By [`slot`] of the material.
     tables: Vec<Option<ResolvedTable>>,
+    /// Whether the smaller tables are only decoded, their capture
+    /// positions resolved when a capture reaches one (see
+    /// [`ResolvedTables::decoding_only`]).
+    decoded_only: bool,
 }
 
 /// The most pieces of one kind a side of a resolved table has, plus one.
@@ -231,6 +253,19 @@ impl ResolvedTables {
             dir: dir.to_path_buf(),
             rule_set,
             tables: std::iter::repeat_with(|| None).take(RADIX.pow(4)).collect(),
+            decoded_only: false,
+        }
+    }
+
+    /// The same, but [`ResolvedTables::prepare_for`] only decodes the
+    /// smaller tables: a capture that reaches a position where the other
+    /// side must capture again finds its value then, from its captures.
+    /// For a check of one slice group, which reaches few of their
+    /// positions, this is cheaper than resolving them whole.
+    pub(crate) fn decoding_only(dir: &Path, rule_set: RuleSet) -> ResolvedTables {
+        ResolvedTables {
+            decoded_only: true,
+            ..ResolvedTables::new(dir, rule_set)
         }
     }
 
@@ -275,7 +310,11 @@ impl ResolvedTables {
         }
         needed.sort_by_key(|m| m.build_key());
         for m in needed {
-            let (table, _) = self.resolve(m, false)?;
+            let table = if self.decoded_only {
+                self.decode(m)?
+            } else {
+                self.resolve(m, false)?.0
+            };
             self.keep(table);
         }
         Ok(())
@@ -379,6 +418,9 @@ impl ResolvedTables {
                 |(cursor, moves), (c, ((values, capture), none))| {
                     let first = c as u64 * CHUNK;
                     for i in first..(first + CHUNK).min(count) {
+                        if window.as_ref().is_some_and(|w| !w.is_resolved(i)) {
+                            continue;
+                        }
                         let global = window.as_ref().map_or(i, |w| w.global(i));
                         let pos = index.unrank_with(global, cursor);
                         let local = (i - first) as usize;
@@ -442,7 +484,13 @@ impl ResolvedTables {
         let table = self.get(material).ok_or_else(|| {
             GenError::Internal(format!("{material} was not resolved before its use"))
         })?;
-        let value = table.value(table.index.rank(&normal))?;
+        let value = if self.decoded_only && child.has_capture() {
+            let mut captures = Vec::new();
+            child.generate_captures(&mut captures);
+            self.capture_value(child, &captures)?
+        } else {
+            table.value(table.index.rank(&normal))?
+        };
         Ok(child_view(self.rule_set, class, material, value))
     }
 }

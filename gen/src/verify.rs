@@ -588,7 +588,7 @@ fn walk_group(
     verdicts: &mut [(TableCheck, Option<TableCheck>)],
 ) -> Result<(), GenError> {
     let dir = table_dir(&options.dir, options.rule_set);
-    let mut resolved = ResolvedTables::new(&dir, options.rule_set);
+    let mut resolved = ResolvedTables::decoding_only(&dir, options.rule_set);
     for (table, _) in verdicts.iter() {
         resolved.prepare_for(table.material)?;
     }
