@@ -142,7 +142,10 @@ pub(crate) fn solve(
     };
     solver.seed(progress)?;
     let limit = crate::kings_only::level_limit(rule_set, None);
-    solver.by_levels(crate::kings_only::propagation_bound(limit, with_dtc));
+    solver.by_levels(
+        crate::kings_only::propagation_bound(limit, with_dtc),
+        progress,
+    );
     solver.finish(limit, progress)
 }
 
@@ -309,9 +312,12 @@ impl MenlessSolver<'_> {
 
     /// Visits level after level up to the last level a position may settle
     /// at (`bound`; see [`crate::kings_only`]), until one settles nothing.
-    fn by_levels(&self, bound: Option<u32>) {
+    /// The levels do not move `progress` (how many there will be is not
+    /// known); its message names the level being visited.
+    fn by_levels(&self, bound: Option<u32>, progress: &Progress) {
         let mut level = 0;
         while !crate::kings_only::past(bound, level + 1) {
+            progress.level(level);
             let settled = self.visit(level, Visit::Won) + self.visit(level, Visit::Lost);
             self.promote(level + 1);
             // Level 0 (positions without moves) may settle nothing while
