@@ -63,7 +63,9 @@ fn faulty_build_is_rejected(rule_set: RuleSet, name: &str, dtc: bool) {
 /// its plan, one `verify` each) and checks that, file by file, the units
 /// together checked as many positions and found as many mismatches as the
 /// whole check `whole`, and that each mismatch they name is one the whole
-/// check names, with the same values.
+/// check names, with the same values. Every other group reads its smaller
+/// tables through the prober instead of decoding them (no budget for
+/// them), so that both ways are compared with the whole check.
 fn units_agree_with_whole(
     dir: &std::path::Path,
     rule_set: RuleSet,
@@ -78,6 +80,9 @@ fn units_agree_with_whole(
         groups += usize::from(matches!(unit.kind, UnitKind::Group { .. }));
         let mut verify_options = VerifyOptions::new(dir, rule_set);
         verify_options.unit = Some(unit.id.clone());
+        if groups % 2 == 1 {
+            verify_options.preload_bytes = 0;
+        }
         for check in verify(&verify_options).unwrap() {
             assert_eq!(check.problem, None, "{}: {check:?}", unit.id);
             let entry = by_file.entry(check.path.clone()).or_default();

@@ -134,16 +134,35 @@ impl PairSide {
     #[inline]
     fn must_capture(&self, i: u64) -> Result<bool, GenError> {
         match &self.capture {
-            Some(capture) => Ok(bit(capture, self.table.local(i)? as u64)),
+            Some(capture) => {
+                let local = self.table.local(i)? as u64;
+                if local / 64 >= capture.len() as u64 {
+                    return Err(self.not_resolved(i));
+                }
+                Ok(bit(capture, local))
+            }
             None => Ok(false),
         }
+    }
+
+    /// The error for position `i`, which this side holds without its
+    /// flags and DTC (one of the next group's, in a slice group's check).
+    #[cold]
+    fn not_resolved(&self, i: u64) -> GenError {
+        GenError::Internal(format!(
+            "{}: position {i} is not one of the group checked",
+            self.table.material
+        ))
     }
 
     /// The DTC byte of position `i`, if the side's DTC values are there.
     #[inline]
     fn dtc_byte(&self, i: u64) -> Result<Option<u8>, GenError> {
         match &self.dtc {
-            Some(dtc) => Ok(Some(dtc[self.table.local(i)?])),
+            Some(dtc) => match dtc.get(self.table.local(i)?) {
+                Some(&byte) => Ok(Some(byte)),
+                None => Err(self.not_resolved(i)),
+            },
             None => Ok(None),
         }
     }
@@ -241,7 +260,9 @@ impl PairCheck {
         for (s, &m) in materials.iter().enumerate() {
             let window = Window::new(&own[s], &next[s], indexes[s].king_placements());
             let (dtc, dtc_from_mirror) = if with_dtc {
-                read_dtc_window(resolved, m, &window)?
+                // The group's own positions only: a man move into the
+                // next group is a conversion, whose DTC is 1.
+                read_dtc_window(resolved, m, &window.own_part())?
             } else {
                 (None, false)
             };

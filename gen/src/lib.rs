@@ -51,6 +51,7 @@ pub use progress::{peak_memory_bytes, Progress, SetProgress};
 pub use unit::UnitReport;
 pub use verify::{
     materials_in, unit_memory_bytes, verify, Mismatch, TableCheck, TableProblem, VerifyOptions,
+    DEFAULT_PRELOAD_BYTES as DEFAULT_VERIFY_PRELOAD_BYTES,
 };
 
 /// One table written.

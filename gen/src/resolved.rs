@@ -15,6 +15,7 @@ use format::{
     child_view, table_position, value_from_children, ChildView, DistanceValue, Material,
     MaterialIndex, RuleSet, TableValue, UnrankCursor, ValueKind, Wdl,
 };
+use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Move, Position};
 
@@ -39,19 +40,21 @@ pub(crate) struct ResolvedTable {
 }
 
 /// The placements of the men whose positions a check decodes when it
-/// takes one slice group at a time (the group's own and those its man
-/// moves reach), sorted: position `i` of the table is position
-/// `slot * K + i % K` of the decoded values, where `slot` is the rank of
-/// `i / K` among them and `K` the king placements per placement of the
-/// men (the index is `men * K + kings`).
+/// takes one slice group at a time: the group's own, sorted, then those
+/// its man moves reach (the next group's), sorted. Position `i` of the
+/// table is position `slot * K + i % K` of the decoded values, where
+/// `slot` is where `i / K` is in that list and `K` the king placements
+/// per placement of the men (the index is `men * K + kings`). The own
+/// placements come first, so that what only they need (capture flags,
+/// DTC bytes) is a prefix as long as their positions.
 pub(crate) struct Window {
     placements: Vec<u64>,
+    /// How many of `placements` are the group's own: those whose capture
+    /// positions are resolved. The next group's are reached only by man
+    /// moves, whose successors that must capture are resolved one by one
+    /// (resolving them all would resolve each group twice).
+    own: usize,
     king_placements: u64,
-    /// For each placement, whether its capture positions are resolved:
-    /// those of the group checked; the next group's are reached only by
-    /// man moves, whose successors that must capture are resolved one by
-    /// one (resolving them all would resolve each group twice).
-    resolved: Vec<bool>,
 }
 
 impl Window {
@@ -59,32 +62,50 @@ impl Window {
     /// of a material with `king_placements` king placements per placement
     /// of the men; a placement in both counts as `own`.
     pub(crate) fn new(own: &[u64], next: &[u64], king_placements: u64) -> Window {
-        let mut tagged: Vec<(u64, bool)> = own
+        let mut placements = own.to_vec();
+        placements.sort_unstable();
+        placements.dedup();
+        let own = placements.len();
+        let mut rest: Vec<u64> = next
             .iter()
-            .map(|&p| (p, true))
-            .chain(next.iter().map(|&p| (p, false)))
+            .copied()
+            .filter(|p| placements.binary_search(p).is_err())
             .collect();
-        // Own first among equal placements, so that dedup keeps it.
-        tagged.sort_unstable_by_key(|&(p, own)| (p, !own));
-        tagged.dedup_by_key(|t| t.0);
+        rest.sort_unstable();
+        rest.dedup();
+        placements.extend(rest);
         Window {
-            placements: tagged.iter().map(|t| t.0).collect(),
+            placements,
+            own,
             king_placements,
-            resolved: tagged.iter().map(|t| t.1).collect(),
+        }
+    }
+
+    /// The same window without the next group's placements.
+    pub(crate) fn own_part(&self) -> Window {
+        Window {
+            placements: self.placements[..self.own].to_vec(),
+            own: self.own,
+            king_placements: self.king_placements,
         }
     }
 
     /// Whether the `local`-th position it holds has its captures resolved.
     #[inline]
     fn is_resolved(&self, local: u64) -> bool {
-        self.resolved[(local / self.king_placements) as usize]
+        local < self.own_positions()
     }
 
     /// Where position `i` is in the decoded values, if it is decoded.
     #[inline]
     fn local(&self, i: u64) -> Option<u64> {
         let k = self.king_placements;
-        let slot = self.placements.binary_search(&(i / k)).ok()?;
+        let men = i / k;
+        let (own, next) = self.placements.split_at(self.own);
+        let slot = match own.binary_search(&men) {
+            Ok(slot) => slot,
+            Err(_) => self.own + next.binary_search(&men).ok()?,
+        };
         Some(slot as u64 * k + i % k)
     }
 
@@ -100,7 +121,12 @@ impl Window {
         self.placements.len() as u64 * self.king_placements
     }
 
-    /// The placements, sorted.
+    /// How many of its positions are the group's own (the first ones).
+    pub(crate) fn own_positions(&self) -> u64 {
+        self.own as u64 * self.king_placements
+    }
+
+    /// The placements, the own ones first.
     pub(crate) fn placements(&self) -> &[u64] {
         &self.placements
     }
@@ -112,7 +138,8 @@ impl Window {
 }
 
 /// What the first pass learnt of each position of a table besides its
-/// value: a bit per position in each.
+/// value: a bit per position in each (of a window, its own positions
+/// only: the next group's are not resolved).
 pub(crate) struct PositionFlags {
     /// The side to move must capture.
     pub(crate) capture: Vec<u64>,
@@ -166,6 +193,12 @@ impl ResolvedTable {
             }),
         }
     }
+}
+
+/// The bytes `material`'s values take decoded (2 bits a position in a
+/// WLD table, a byte in a distance table).
+pub(crate) fn decoded_bytes(material: Material, rule_set: RuleSet) -> u64 {
+    format::value_kind(material, rule_set).raw_len(MaterialIndex::new(material).count())
 }
 
 /// Writes `value` as position `local` of a stream of `kind`.
@@ -229,8 +262,15 @@ pub(crate) struct ResolvedTables {
     tables: Vec<Option<ResolvedTable>>,
     /// Whether the smaller tables are only decoded, their capture
     /// positions resolved when a capture reaches one (see
-    /// [`ResolvedTables::decoding_only`]).
+    /// [`ResolvedTables::decoding_within`]).
     decoded_only: bool,
+    /// Bytes of smaller tables to decode at most (decoding only).
+    budget: u64,
+    /// Bytes of smaller tables decoded so far (decoding only).
+    decoded_bytes: u64,
+    /// What reads the smaller tables left out of the budget (decoding
+    /// only), captures and all.
+    prober: Option<Tablebase>,
 }
 
 /// The most pieces of one kind a side of a resolved table has, plus one.
@@ -254,19 +294,37 @@ impl ResolvedTables {
             rule_set,
             tables: std::iter::repeat_with(|| None).take(RADIX.pow(4)).collect(),
             decoded_only: false,
+            budget: u64::MAX,
+            decoded_bytes: 0,
+            prober: None,
         }
     }
 
     /// The same, but [`ResolvedTables::prepare_for`] only decodes the
-    /// smaller tables: a capture that reaches a position where the other
-    /// side must capture again finds its value then, from its captures.
-    /// For a check of one slice group, which reaches few of their
-    /// positions, this is cheaper than resolving them whole.
-    pub(crate) fn decoding_only(dir: &Path, rule_set: RuleSet) -> ResolvedTables {
+    /// smaller tables, smallest first, while their decoded values fit in
+    /// `budget` bytes: a capture that reaches a position where the other
+    /// side must capture again finds its value then, from its captures,
+    /// and one that reaches a table left out is answered by `prober`
+    /// (block by block, through its cache). For a check of one slice
+    /// group, which reaches few of their positions, this is cheaper than
+    /// resolving them whole, and its memory stays within the budget.
+    pub(crate) fn decoding_within(
+        dir: &Path,
+        rule_set: RuleSet,
+        budget: u64,
+        prober: Tablebase,
+    ) -> ResolvedTables {
         ResolvedTables {
             decoded_only: true,
+            budget,
+            prober: Some(prober),
             ..ResolvedTables::new(dir, rule_set)
         }
+    }
+
+    /// The prober of [`ResolvedTables::decoding_within`].
+    pub(crate) fn prober(&self) -> Option<&Tablebase> {
+        self.prober.as_ref()
     }
 
     /// The rule set.
@@ -308,13 +366,23 @@ impl ResolvedTables {
                 }
             }
         }
+        if self.decoded_only {
+            // Smallest first, as the generator preloads: the tables that
+            // chains of captures reach are small and read often.
+            needed.sort_by_key(|&m| MaterialIndex::new(m).count());
+            for m in needed {
+                let bytes = decoded_bytes(m, self.rule_set);
+                if self.decoded_bytes + bytes <= self.budget {
+                    self.decoded_bytes += bytes;
+                    let table = self.decode(m)?;
+                    self.keep(table);
+                }
+            }
+            return Ok(());
+        }
         needed.sort_by_key(|m| m.build_key());
         for m in needed {
-            let table = if self.decoded_only {
-                self.decode(m)?
-            } else {
-                self.resolve(m, false)?.0
-            };
+            let table = self.resolve(m, false)?.0;
             self.keep(table);
         }
         Ok(())
@@ -347,7 +415,12 @@ impl ResolvedTables {
         mut table: ResolvedTable,
         no_moves: bool,
     ) -> Result<(ResolvedTable, PositionFlags), GenError> {
-        let words = table.positions().div_ceil(64) as usize;
+        // Whole chunks: the first pass takes the flags a chunk at a time.
+        let resolved = table
+            .window
+            .as_ref()
+            .map_or(table.positions(), Window::own_positions);
+        let words = (resolved.div_ceil(CHUNK) * CHUNK / 64) as usize;
         let mut flags = PositionFlags {
             capture: vec![0; words],
             no_moves: vec![0; words],
@@ -407,6 +480,8 @@ impl ResolvedTables {
             .map_or(index.count(), Window::positions);
         let value_bytes = kind.raw_len(CHUNK) as usize;
         let flag_words = (CHUNK / 64) as usize;
+        // The flags cover the chunks that hold positions to resolve (a
+        // window's own, the first): the zip ends with them.
         table
             .values
             .par_chunks_mut(value_bytes)
@@ -481,15 +556,20 @@ impl ResolvedTables {
             return Ok(ChildView::LOST);
         }
         let (material, normal) = table_position(child);
-        let table = self.get(material).ok_or_else(|| {
-            GenError::Internal(format!("{material} was not resolved before its use"))
-        })?;
-        let value = if self.decoded_only && child.has_capture() {
-            let mut captures = Vec::new();
-            child.generate_captures(&mut captures);
-            self.capture_value(child, &captures)?
-        } else {
-            table.value(table.index.rank(&normal))?
+        let value = match (self.get(material), &self.prober) {
+            (Some(_), _) if self.decoded_only && child.has_capture() => {
+                let mut captures = Vec::new();
+                child.generate_captures(&mut captures);
+                self.capture_value(child, &captures)?
+            }
+            (Some(table), _) => table.value(table.index.rank(&normal))?,
+            // Left out of the budget: the prober reads it.
+            (None, Some(prober)) => prober.probe(child)?,
+            (None, None) => {
+                return Err(GenError::Internal(format!(
+                    "{material} was not resolved before its use"
+                )))
+            }
         };
         Ok(child_view(self.rule_set, class, material, value))
     }

@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use format::{Material, RuleSet, ValueKind};
-use probe::{table_dir, Tablebase, TablebaseOptions};
+use probe::{table_dir, Storage, Tablebase, TablebaseOptions};
 
 use crate::error::GenError;
 pub use crate::forward::Mismatch;
 use crate::forward::{DtcPair, PairCheck, Tally};
 use crate::plan::UnitKind;
 use crate::progress::Progress;
-use crate::resolved::ResolvedTables;
+use crate::resolved::{decoded_bytes, ResolvedTables};
 
 /// What to verify: start from [`VerifyOptions::new`] (more options may
 /// come).
@@ -43,7 +43,14 @@ pub struct VerifyOptions {
     /// pair's assembly (`<pair>.tables`: checksums and headers). Run over
     /// every unit of a plan, the checks are those of a full verify.
     pub unit: Option<String>,
+    /// Bytes of smaller tables a slice group's check may decode whole
+    /// (smallest first; the others are read block by block through the
+    /// prober: slower, the same verdicts). A whole check resolves them all.
+    pub preload_bytes: u64,
 }
+
+/// [`VerifyOptions::preload_bytes`] unless told: the generator's default.
+pub const DEFAULT_PRELOAD_BYTES: u64 = 2 << 30;
 
 impl VerifyOptions {
     /// Every table of `rule_set` in `dir`, every position, all cores, no
@@ -57,6 +64,7 @@ impl VerifyOptions {
             quiet: true,
             sample: None,
             unit: None,
+            preload_bytes: DEFAULT_PRELOAD_BYTES,
         }
     }
 }
@@ -453,40 +461,66 @@ fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, Gen
 
 /// About the most memory a check of `unit` alone (see
 /// [`VerifyOptions::unit`]) needs under `rule_set`, in bytes, with the
-/// DTC files if `dtc`: the positions it decodes (a slice group and the
-/// next, or a whole pair) at their values' bits, 2 bits of flags and a
-/// DTC byte; the smaller tables its captures reach, resolved whole; the
-/// prober's block cache (for crownings) and a base. A batch job asks for
+/// DTC files if `dtc`: the positions it checks at their values' bits, 2
+/// bits of flags and a DTC byte (a whole pair, or a slice group); for a
+/// group, the next group's positions at their values' bits; the smaller
+/// tables its captures reach (resolved whole for a pair; for a group,
+/// decoded smallest first within `preload_bytes`, the rest read through
+/// the prober); the prober's block cache and a base. A batch job asks for
 /// this much.
-pub fn unit_memory_bytes(unit: &crate::Unit, rule_set: RuleSet, dtc: bool) -> u64 {
+pub fn unit_memory_bytes(
+    unit: &crate::Unit,
+    rule_set: RuleSet,
+    dtc: bool,
+    preload_bytes: u64,
+) -> u64 {
     const BASE: u64 = 64 << 20;
     let Some(pair) = unit.material else {
         return BASE;
     };
-    let value_bits = |m: Material| match format::value_kind(m, rule_set) {
+    let value_bits = match format::value_kind(pair, rule_set) {
         ValueKind::Wdl => 2,
         ValueKind::Distance | ValueKind::Dtc => 8,
     };
-    let bits = value_bits(pair) + 2 + if dtc { 8 } else { 0 };
-    let held = match unit.kind {
-        UnitKind::Solve => crate::plan::pair_materials(pair)
-            .iter()
-            .map(|&m| format::MaterialIndex::new(m).count())
-            .sum(),
+    let checked_bits = value_bits + 2 + if dtc { 8 } else { 0 };
+    let held_bits = match unit.kind {
+        UnitKind::Solve => {
+            let positions: u64 = crate::plan::pair_materials(pair)
+                .iter()
+                .map(|&m| format::MaterialIndex::new(m).count())
+                .sum();
+            let smaller: u64 = captured_into(pair)
+                .into_iter()
+                .map(|m| decoded_bytes(m, rule_set))
+                .sum();
+            positions * checked_bits + smaller * 8
+        }
         UnitKind::Group { advancement, .. } => {
-            crate::plan::group_positions(pair, advancement)
-                + crate::plan::group_positions(pair, advancement + 1)
+            let own = crate::plan::group_positions(pair, advancement);
+            let next = crate::plan::group_positions(pair, advancement + 1);
+            own * checked_bits
+                + next * value_bits
+                + decoded_within(pair, rule_set, preload_bytes) * 8
         }
         UnitKind::Assemble | UnitKind::Manifest => 0,
     };
-    let smaller: u64 = match unit.kind {
-        UnitKind::Solve | UnitKind::Group { .. } => captured_into(pair)
-            .into_iter()
-            .map(|m| format::MaterialIndex::new(m).count() * value_bits(m) / 8)
-            .sum(),
-        UnitKind::Assemble | UnitKind::Manifest => 0,
-    };
-    BASE + PROBER_CACHE_BYTES + held * bits / 8 + smaller
+    BASE + PROBER_CACHE_BYTES + held_bits / 8
+}
+
+/// The bytes of the smaller tables a group of `pair` decodes within
+/// `budget`: smallest first, as [`ResolvedTables::prepare_for`] takes
+/// them, skipping those that would pass it.
+fn decoded_within(pair: Material, rule_set: RuleSet, budget: u64) -> u64 {
+    let mut tables = captured_into(pair);
+    tables.sort_by_key(|&m| format::MaterialIndex::new(m).count());
+    tables.into_iter().fold(0, |decoded, m| {
+        let bytes = decoded_bytes(m, rule_set);
+        if decoded + bytes <= budget {
+            decoded + bytes
+        } else {
+            decoded
+        }
+    })
 }
 
 /// The block cache of the prober a check opens for crownings.
@@ -588,16 +622,21 @@ fn walk_group(
     verdicts: &mut [(TableCheck, Option<TableCheck>)],
 ) -> Result<(), GenError> {
     let dir = table_dir(&options.dir, options.rule_set);
-    let mut resolved = ResolvedTables::decoding_only(&dir, options.rule_set);
+    // Positioned reads: the memory it takes is its cache's, whatever it
+    // reads (mapped pages would count too), and a cluster's shared
+    // filesystem serves them well.
+    let mut prober_options = TablebaseOptions::with_cache_bytes(PROBER_CACHE_BYTES);
+    prober_options.storage = Storage::PositionedReads;
+    let prober = Tablebase::open_with(&options.dir, options.rule_set, prober_options)?;
+    let mut resolved =
+        ResolvedTables::decoding_within(&dir, options.rule_set, options.preload_bytes, prober);
     for (table, _) in verdicts.iter() {
         resolved.prepare_for(table.material)?;
     }
     let group = PairCheck::load_group(&resolved, pair, advancement, with_dtc)?;
-    let tb = Tablebase::open_with(
-        &options.dir,
-        options.rule_set,
-        TablebaseOptions::with_cache_bytes(PROBER_CACHE_BYTES),
-    )?;
+    let tb = resolved
+        .prober()
+        .ok_or_else(|| GenError::Internal("a group's check has a prober".into()))?;
     let sample = options.sample.filter(|&f| f < 1.0);
     let keep = move |i: u64| sample.is_none_or(|f| in_sample(i, f));
     for (table, dtc) in verdicts.iter_mut() {
@@ -606,7 +645,7 @@ fn walk_group(
         let name = format!("verify {}", crate::plan::group_id(pair, advancement, None));
         let positions = group.positions_checked(material);
         let progress = Progress::new(&name, positions, options.quiet);
-        group.check(&tb, &resolved, material, &keep, (&values, &dtcs), &progress)?;
+        group.check(tb, &resolved, material, &keep, (&values, &dtcs), &progress)?;
         progress.finish();
         values.finish(table);
         if let Some(check) = dtc.as_mut().filter(|_| with_dtc) {

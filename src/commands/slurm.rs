@@ -356,7 +356,12 @@ pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliRe
         let spec = JobSpec {
             name: &format!("verify-{}", unit.id),
             after: &[],
-            memory_bytes: gen::unit_memory_bytes(unit, options.rule_set, dtc),
+            memory_bytes: gen::unit_memory_bytes(
+                unit,
+                options.rule_set,
+                dtc,
+                options.preload_bytes,
+            ),
             script: &script,
             cpus: options.threads.unwrap_or(1),
         };
@@ -392,6 +397,10 @@ fn verify_script(exe: &Path, options: &gen::VerifyOptions, id: &str) -> String {
     if let Some(fraction) = options.sample {
         words.extend(["--sample".into(), fraction.to_string()]);
     }
+    words.extend([
+        "--preload-memory".into(),
+        (options.preload_bytes >> 20).to_string(),
+    ]);
     words.join(" ")
 }
 

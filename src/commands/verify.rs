@@ -35,6 +35,12 @@ pub struct Args {
     /// so is a full verify, spread over as many jobs.
     #[arg(long, value_name = "ID", conflicts_with = "materials")]
     unit: Option<String>,
+    /// MiB of smaller tables the check of a slice group may decode whole
+    /// (smallest first; the others are read block by block through the
+    /// prober: slower, the same verdicts); it counts in each group's
+    /// memory. A whole check resolves them all.
+    #[arg(long, value_name = "MIB", default_value_t = gen::DEFAULT_VERIFY_PRELOAD_BYTES >> 20)]
+    preload_memory: u64,
     #[command(flatten)]
     slurm: VerifySlurmArgs,
     /// Verify only these materials (default: every table in the folder).
@@ -71,6 +77,7 @@ pub fn run(args: Args) -> CliResult {
     options.quiet = args.work.quiet || args.json || !std::io::stderr().is_terminal();
     options.sample = args.sample;
     options.unit = args.unit.clone();
+    options.preload_bytes = args.preload_memory.saturating_mul(1 << 20);
     if args.slurm.slurm {
         return crate::commands::slurm::run_verify(&options, &args.slurm);
     }
