@@ -29,7 +29,10 @@ fn faulty_build_is_rejected(rule_set: RuleSet, name: &str, dtc: bool) {
     build(dir.path(), rule_set, material, dtc);
     gen::fault::misread_winning_crownings(None);
     let checks = verify(&VerifyOptions::new(dir.path(), rule_set)).unwrap();
-    units_agree_with_whole(dir.path(), rule_set, material, &checks);
+    // In whole groups, and in parts of groups (a part a unit).
+    for split in [None, Some(0)] {
+        units_agree_with_whole(dir.path(), (rule_set, split), material, &checks);
+    }
     let failed: Vec<_> = checks.iter().filter(|c| !c.ok()).collect();
     assert!(
         !failed.is_empty(),
@@ -65,21 +68,24 @@ fn faulty_build_is_rejected(rule_set: RuleSet, name: &str, dtc: bool) {
 /// whole check `whole`, and that each mismatch they name is one the whole
 /// check names, with the same values. Every other group reads its smaller
 /// tables through the prober instead of decoding them (no budget for
-/// them), so that both ways are compared with the whole check.
+/// them), so that both ways are compared with the whole check. With
+/// `split_groups_above`, the units are those of a plan in parts.
 fn units_agree_with_whole(
     dir: &std::path::Path,
-    rule_set: RuleSet,
+    (rule_set, split_groups_above): (RuleSet, Option<u64>),
     material: Material,
     whole: &[TableCheck],
 ) {
     let mut options = GenOptions::new(dir, rule_set, material.pieces());
     options.materials = vec![material];
+    options.split_groups_above = split_groups_above;
     let mut by_file: BTreeMap<PathBuf, (u64, u64, Vec<gen::Mismatch>)> = BTreeMap::new();
     let mut groups = 0;
     for unit in plan(&options) {
         groups += usize::from(matches!(unit.kind, UnitKind::Group { .. }));
         let mut verify_options = VerifyOptions::new(dir, rule_set);
         verify_options.unit = Some(unit.id.clone());
+        verify_options.split_groups_above = split_groups_above;
         if groups % 2 == 1 {
             verify_options.preload_bytes = 0;
         }

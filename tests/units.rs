@@ -130,8 +130,12 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, parts
         ok(dtb(&args));
     }
     assert_same_files(whole.path(), units.path(), rule_set);
-    if parts == Parts::No {
-        unit_verify_matches_whole(units_dir, &ids, &common_args[..2]);
+    // The verify's units are the build's, parts of groups included (not
+    // the four-piece ones with DTC: CI's time).
+    if parts != Parts::InProcess {
+        let mut verify_args = common_args[..2].to_vec();
+        verify_args.extend(split_args.iter().take(2));
+        unit_verify_matches_whole(units_dir, &ids, &verify_args);
     }
     // Running a unit again does nothing.
     let mut args = vec!["gen", "--unit", ids[3], "--dir", units_dir];
@@ -144,9 +148,10 @@ fn unit_loop_matches_in_process(rule_set: RuleSet, pieces: u32, dtc: bool, parts
 }
 
 /// Every unit of `ids` verified on its own (`dtb verify --unit`, as a
-/// cluster's jobs would) passes, and together they check, file by file,
-/// as many positions as one whole `dtb verify`.
-fn unit_verify_matches_whole(dir: &str, ids: &[&str], rules: &[&str]) {
+/// cluster's jobs would, with `args`: the rules, and the split into parts
+/// of the plan that listed them) passes, and together they check, file by
+/// file, as many positions as one whole `dtb verify`.
+fn unit_verify_matches_whole(dir: &str, ids: &[&str], args: &[&str]) {
     let checked = |report: &Value| -> Vec<(String, u64)> {
         report["tables"]
             .as_array()
@@ -163,16 +168,16 @@ fn unit_verify_matches_whole(dir: &str, ids: &[&str], rules: &[&str]) {
     };
     let mut by_units: std::collections::BTreeMap<String, u64> = Default::default();
     for id in ids {
-        let mut args = vec!["verify", "--json", "--quiet", "--unit", id, "--dir", dir];
-        args.extend(rules);
-        let report: Value = serde_json::from_str(&ok(dtb(&args))).unwrap();
+        let mut verify = vec!["verify", "--json", "--quiet", "--unit", id, "--dir", dir];
+        verify.extend(args);
+        let report: Value = serde_json::from_str(&ok(dtb(&verify))).unwrap();
         for (file, n) in checked(&report) {
             *by_units.entry(file).or_default() += n;
         }
     }
-    let mut args = vec!["verify", "--json", "--quiet", "--dir", dir];
-    args.extend(rules);
-    let whole: Value = serde_json::from_str(&ok(dtb(&args))).unwrap();
+    let mut whole = vec!["verify", "--json", "--quiet", "--dir", dir];
+    whole.extend(&args[..2]);
+    let whole: Value = serde_json::from_str(&ok(dtb(&whole))).unwrap();
     let whole: std::collections::BTreeMap<String, u64> = checked(&whole).into_iter().collect();
     assert_eq!(by_units, whole);
 }

@@ -45,6 +45,7 @@ use crate::progress::Progress;
 use crate::resolved::{
     bit, decode_window_raw, PositionFlags, ResolvedTable, ResolvedTables, Window, CHUNK,
 };
+use crate::values::PlacementKeys;
 
 /// How many mismatches a verdict keeps (it counts them all).
 pub(crate) const KEEP: usize = 20;
@@ -231,31 +232,31 @@ impl PairCheck {
         })
     }
 
-    /// One slice group of `pair` (advancement `advancement`, both sides
-    /// to move), with its DTC values if `with_dtc`: the positions of its
-    /// placements of the men, and those of the group one advancement
-    /// further, which its man moves reach, decoded block by block; the
-    /// check then covers that group alone. As in a sample check, capture
-    /// positions are not resolved beforehand: a successor that must
-    /// capture is, through `resolved`, which must be prepared for the
+    /// One slice group of `pair` (or a bin of its parts), both sides to
+    /// move, with its DTC values if `with_dtc`: the positions of its
+    /// placements of the men (`own`), and those its man moves reach
+    /// (`next`, of the group one advancement further), decoded block by
+    /// block; the check then covers `own` alone. As in a sample check,
+    /// capture positions are not resolved beforehand: a successor that
+    /// must capture is, through `resolved`, which must be prepared for the
     /// pair's materials.
     pub(crate) fn load_group(
         resolved: &ResolvedTables,
         pair: Material,
-        advancement: u32,
+        (own, next): (&[PlacementKeys], &[PlacementKeys]),
         with_dtc: bool,
     ) -> Result<PairCheck, GenError> {
         let materials = crate::plan::pair_materials(pair);
         let indexes: Vec<MaterialIndex> =
             materials.iter().map(|&m| MaterialIndex::new(m)).collect();
-        let by_side = |a: u32| {
+        let by_side = |keys: &[PlacementKeys]| {
             let mut sides = vec![Vec::new(); materials.len()];
-            for (side, men) in crate::groups::group_keys(&indexes, a, None).iter() {
+            for (side, men) in keys.iter().flat_map(PlacementKeys::iter) {
                 sides[usize::from(side)].push(men);
             }
             sides
         };
-        let (own, next) = (by_side(advancement), by_side(advancement + 1));
+        let (own, next) = (by_side(own), by_side(next));
         let mut sides = Vec::with_capacity(materials.len());
         for (s, &m) in materials.iter().enumerate() {
             let window = Window::new(&own[s], &next[s], indexes[s].king_placements());

@@ -50,7 +50,7 @@ use probe::{table_dir, Tablebase, TablebaseOptions};
 pub use progress::{peak_memory_bytes, Progress, SetProgress};
 pub use unit::UnitReport;
 pub use verify::{
-    materials_in, unit_memory_bytes, verify, Mismatch, TableCheck, TableProblem, VerifyOptions,
+    materials_in, verify, verify_memory_bytes, Mismatch, TableCheck, TableProblem, VerifyOptions,
     DEFAULT_PRELOAD_BYTES as DEFAULT_VERIFY_PRELOAD_BYTES,
 };
 

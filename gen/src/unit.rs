@@ -174,7 +174,7 @@ fn read_group(
 
 /// The bin of group `advancement` of `pair` whose first part is `part`
 /// (`None` for a whole group).
-fn bin_named(
+pub(crate) fn bin_named(
     options: &GenOptions,
     pair: Material,
     advancement: u32,

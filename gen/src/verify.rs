@@ -13,9 +13,11 @@ use probe::{table_dir, Storage, Tablebase, TablebaseOptions};
 use crate::error::GenError;
 pub use crate::forward::Mismatch;
 use crate::forward::{DtcPair, PairCheck, Tally};
+use crate::groups::group_keys;
 use crate::plan::UnitKind;
 use crate::progress::Progress;
 use crate::resolved::{decoded_bytes, ResolvedTables};
+use crate::values::PlacementKeys;
 
 /// What to verify: start from [`VerifyOptions::new`] (more options may
 /// come).
@@ -47,6 +49,10 @@ pub struct VerifyOptions {
     /// (smallest first; the others are read block by block through the
     /// prober: slower, the same verdicts). A whole check resolves them all.
     pub preload_bytes: u64,
+    /// The `--split-groups-above` of the build, for [`VerifyOptions::unit`]
+    /// ids of parts of groups (`<pair>.a<N>.p...`): a bin of parts is then
+    /// checked with only the parts of the next group it reads.
+    pub split_groups_above: Option<u64>,
 }
 
 /// [`VerifyOptions::preload_bytes`] unless told: the generator's default.
@@ -65,6 +71,7 @@ impl VerifyOptions {
             sample: None,
             unit: None,
             preload_bytes: DEFAULT_PRELOAD_BYTES,
+            split_groups_above: None,
         }
     }
 }
@@ -432,7 +439,7 @@ fn verify_materials(options: &VerifyOptions, mut materials: Vec<Material>) -> Ve
 
 /// The checks of one unit of the build plan (see [`VerifyOptions::unit`]).
 fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, GenError> {
-    let gen_options = crate::GenOptions::new(options.dir.clone(), options.rule_set, 2);
+    let gen_options = plan_options(options);
     let unit = crate::plan::find_unit(&gen_options, id)?;
     // The manifest's unit: `dtb verify` checks the manifest itself.
     let Some(pair) = unit.material else {
@@ -447,32 +454,119 @@ fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, Gen
             .collect(),
         UnitKind::Group {
             advancement,
-            part: None,
+            part,
+            reads,
             ..
-        } => check_group(options, pair, advancement),
-        UnitKind::Group { part: Some(_), .. } => {
-            return Err(GenError::BadOptions(format!(
-                "{id}: verify takes whole groups ({pair}.a<N>), not their parts"
-            )))
+        } => {
+            let group = GroupChecked {
+                pair,
+                advancement,
+                part,
+                reads,
+            };
+            check_group(options, &gen_options, &group)
         }
         UnitKind::Manifest => Vec::new(),
     })
 }
 
-/// About the most memory a check of `unit` alone (see
-/// [`VerifyOptions::unit`]) needs under `rule_set`, in bytes, with the
-/// DTC files if `dtc`: the positions it checks at their values' bits, 2
-/// bits of flags and a DTC byte (a whole pair, or a slice group); for a
-/// group, the next group's positions at their values' bits; the smaller
-/// tables its captures reach (resolved whole for a pair; for a group,
-/// decoded smallest first within `preload_bytes`, the rest read through
-/// the prober); the prober's block cache and a base. A batch job asks for
-/// this much.
-pub fn unit_memory_bytes(
-    unit: &crate::Unit,
+/// The options of the build plan whose units `options` names.
+pub(crate) fn plan_options(options: &VerifyOptions) -> crate::GenOptions {
+    let mut gen_options = crate::GenOptions::new(options.dir.clone(), options.rule_set, 2);
+    gen_options.split_groups_above = options.split_groups_above;
+    gen_options
+}
+
+/// The slice group (or bin of its parts) a group unit checks.
+struct GroupChecked {
+    pair: Material,
+    advancement: u32,
+    /// The first part of the bin, in a pair built in parts.
+    part: Option<u32>,
+    /// The advancement of the group its man moves reach, if any.
+    reads: Option<u32>,
+}
+
+impl GroupChecked {
+    /// The placements of the men it checks, and those its man moves
+    /// reach: the group's and the next group's, or the bin's and the bins
+    /// of the next group that it reads.
+    fn placements(
+        &self,
+        options: &crate::GenOptions,
+    ) -> Result<(Vec<PlacementKeys>, Vec<PlacementKeys>), GenError> {
+        let (pair, a) = (self.pair, self.advancement);
+        let indexes = crate::group_solve::pair_indexes(pair);
+        let Some(bin) = crate::unit::bin_named(options, pair, a, self.part)? else {
+            let next = self.reads.map(|r| group_keys(&indexes, r, None));
+            return Ok((
+                vec![group_keys(&indexes, a, None)],
+                next.into_iter().collect(),
+            ));
+        };
+        let next = match self.reads {
+            Some(r) => {
+                let own_bins = crate::plan::group_bins(options, &indexes, a);
+                let next_bins = crate::plan::group_bins(options, &indexes, r);
+                own_bins
+                    .bins_read(bin, a, pair.is_symmetric(), &next_bins)
+                    .into_iter()
+                    .map(|b| group_keys(&indexes, r, Some(b)))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        Ok((vec![group_keys(&indexes, a, Some(bin))], next))
+    }
+
+    /// Its unit id.
+    fn id(&self) -> String {
+        crate::plan::group_id(self.pair, self.advancement, self.part)
+    }
+}
+
+/// About the most memory a check of each of `units` (a build plan, or a
+/// part of it that holds what each group reads) alone needs under
+/// `rule_set` (see [`VerifyOptions::unit`]), in bytes, with the DTC files
+/// if `dtc`: the positions it checks at their values' bits, 2 bits of
+/// flags and a DTC byte (a whole pair, or a slice group or bin of parts);
+/// for a group, the positions of the next group that it reads at their
+/// values' bits; the smaller tables its captures reach (resolved whole for
+/// a pair; for a group, decoded smallest first within `preload_bytes`, the
+/// rest read through the prober); the prober's block cache and a base. A
+/// batch job asks for this much.
+pub fn verify_memory_bytes(
+    units: &[crate::Unit],
     rule_set: RuleSet,
     dtc: bool,
     preload_bytes: u64,
+) -> Vec<u64> {
+    let by_id: std::collections::HashMap<&str, &crate::Unit> =
+        units.iter().map(|u| (u.id.as_str(), u)).collect();
+    units
+        .iter()
+        .map(|unit| {
+            // What a group reads of its own pair: the next group (or bins).
+            let next = unit
+                .needs
+                .iter()
+                .filter_map(|id| by_id.get(id.as_str()))
+                .filter(|n| n.material == unit.material)
+                .filter(|n| matches!(n.kind, UnitKind::Group { .. }))
+                .map(|n| n.positions)
+                .sum();
+            unit_memory_bytes(unit, next, rule_set, (dtc, preload_bytes))
+        })
+        .collect()
+}
+
+/// [`verify_memory_bytes`] of one unit, which reads `next` positions of
+/// the next group.
+fn unit_memory_bytes(
+    unit: &crate::Unit,
+    next: u64,
+    rule_set: RuleSet,
+    (dtc, preload_bytes): (bool, u64),
 ) -> u64 {
     const BASE: u64 = 64 << 20;
     let Some(pair) = unit.material else {
@@ -495,10 +589,8 @@ pub fn unit_memory_bytes(
                 .sum();
             positions * checked_bits + smaller * 8
         }
-        UnitKind::Group { advancement, .. } => {
-            let own = crate::plan::group_positions(pair, advancement);
-            let next = crate::plan::group_positions(pair, advancement + 1);
-            own * checked_bits
+        UnitKind::Group { .. } => {
+            unit.positions * checked_bits
                 + next * value_bits
                 + decoded_within(pair, rule_set, preload_bytes) * 8
         }
@@ -573,13 +665,17 @@ fn check_files(options: &VerifyOptions, material: Material) -> Vec<TableCheck> {
         .collect()
 }
 
-/// The check of slice group `advancement` of `pair`: the positions of its
+/// The check of a slice group (or bin of its parts): the positions of its
 /// placements of the men in both tables of the pair, against their moves,
 /// with their DTC where both DTC files are there. A verdict per file,
 /// counting that group's positions; a problem is recorded in all.
-fn check_group(options: &VerifyOptions, pair: Material, advancement: u32) -> Vec<TableCheck> {
+fn check_group(
+    options: &VerifyOptions,
+    gen_options: &crate::GenOptions,
+    group: &GroupChecked,
+) -> Vec<TableCheck> {
     let start = Instant::now();
-    let materials = crate::plan::pair_materials(pair);
+    let materials = crate::plan::pair_materials(group.pair);
     let mut verdicts: Vec<(TableCheck, Option<TableCheck>)> =
         materials.iter().map(|&m| verdicts_of(options, m)).collect();
     let with_dtc = verdicts.iter().all(|(_, dtc)| dtc.is_some());
@@ -593,7 +689,7 @@ fn check_group(options: &VerifyOptions, pair: Material, advancement: u32) -> Vec
             }
         }
     }
-    if let Err(e) = walk_group(options, pair, advancement, with_dtc, &mut verdicts) {
+    if let Err(e) = walk_group(options, gen_options, group, with_dtc, &mut verdicts) {
         let problem = TableProblem::of(&e);
         for (table, dtc) in &mut verdicts {
             for check in std::iter::once(table).chain(dtc.as_mut()) {
@@ -616,8 +712,8 @@ fn check_group(options: &VerifyOptions, pair: Material, advancement: u32) -> Vec
 /// pair: the table's, the DTC file's).
 fn walk_group(
     options: &VerifyOptions,
-    pair: Material,
-    advancement: u32,
+    gen_options: &crate::GenOptions,
+    group: &GroupChecked,
     with_dtc: bool,
     verdicts: &mut [(TableCheck, Option<TableCheck>)],
 ) -> Result<(), GenError> {
@@ -633,7 +729,10 @@ fn walk_group(
     for (table, _) in verdicts.iter() {
         resolved.prepare_for(table.material)?;
     }
-    let group = PairCheck::load_group(&resolved, pair, advancement, with_dtc)?;
+    let (own, next) = group.placements(gen_options)?;
+    let name = format!("verify {}", group.id());
+    let group = PairCheck::load_group(&resolved, group.pair, (&own, &next), with_dtc)?;
+    drop((own, next));
     let tb = resolved
         .prober()
         .ok_or_else(|| GenError::Internal("a group's check has a prober".into()))?;
@@ -642,7 +741,6 @@ fn walk_group(
     for (table, dtc) in verdicts.iter_mut() {
         let material = table.material;
         let (values, dtcs) = (Tally::default(), Tally::default());
-        let name = format!("verify {}", crate::plan::group_id(pair, advancement, None));
         let positions = group.positions_checked(material);
         let progress = Progress::new(&name, positions, options.quiet);
         group.check(tb, &resolved, material, &keep, (&values, &dtcs), &progress)?;

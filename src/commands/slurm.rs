@@ -329,6 +329,7 @@ pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliRe
     let (logs, exe) = prepare(&options.dir, options.rule_set, &args.queue)?;
     let rule_dir = format::table_dir(&options.dir, options.rule_set);
     let mut gen_options = GenOptions::new(options.dir.clone(), options.rule_set, 2);
+    gen_options.split_groups_above = options.split_groups_above;
     gen_options.materials = if options.materials.is_empty() {
         gen::materials_in(&rule_dir)?
     } else {
@@ -349,19 +350,15 @@ pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliRe
         .into_iter()
         .filter(|u| named.is_empty() || u.material.is_none_or(|p| named.contains(&p)))
         .collect();
+    let memory = gen::verify_memory_bytes(&units, options.rule_set, dtc, options.preload_bytes);
     let mut jobs: HashMap<String, Job> = HashMap::new();
-    for unit in &units {
+    for (unit, &memory_bytes) in units.iter().zip(&memory) {
         wait_for_room(&jobs, args.queue.max_jobs)?;
         let script = verify_script(&exe, options, &unit.id);
         let spec = JobSpec {
             name: &format!("verify-{}", unit.id),
             after: &[],
-            memory_bytes: gen::unit_memory_bytes(
-                unit,
-                options.rule_set,
-                dtc,
-                options.preload_bytes,
-            ),
+            memory_bytes,
             script: &script,
             cpus: options.threads.unwrap_or(1),
         };
@@ -401,6 +398,9 @@ fn verify_script(exe: &Path, options: &gen::VerifyOptions, id: &str) -> String {
         "--preload-memory".into(),
         (options.preload_bytes >> 20).to_string(),
     ]);
+    if let Some(above) = options.split_groups_above {
+        words.extend(["--split-groups-above".into(), above.to_string()]);
+    }
     words.join(" ")
 }
 
