@@ -471,7 +471,7 @@ fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, Gen
 }
 
 /// The options of the build plan whose units `options` names.
-pub(crate) fn plan_options(options: &VerifyOptions) -> crate::GenOptions {
+fn plan_options(options: &VerifyOptions) -> crate::GenOptions {
     let mut gen_options = crate::GenOptions::new(options.dir.clone(), options.rule_set, 2);
     gen_options.split_groups_above = options.split_groups_above;
     gen_options
