@@ -43,7 +43,9 @@ use std::time::Instant;
 pub use error::GenError;
 use format::{value_kind, Material, MaterialIndex, RuleSet, TableStats, ValueKind};
 pub use group_solve::SliceGroup;
-pub use options::{materials_to_build, GenOptions, DEFAULT_BITSET_SLICES_ABOVE};
+pub use options::{
+    materials_to_build, GenOptions, DEFAULT_BITSET_SLICES_ABOVE, DEFAULT_SPLIT_GROUPS_ABOVE,
+};
 pub use plan::{plan, Unit, UnitKind};
 use probe::generator::GeneratorHooks;
 use probe::{table_dir, Tablebase, TablebaseOptions};

@@ -53,8 +53,9 @@ pub struct GenOptions {
     /// (both sides to move, each men placement weighing 43 more for its
     /// key: `plan::group_weight`) is solved in *parts* of groups, each its own
     /// unit (see `docs/SLICES.md`, "Groups in parts"): less memory a
-    /// unit, many more units, the same tables. `None` (the default):
-    /// never.
+    /// unit, many more units, the same tables. `None`: never. The
+    /// default, [`DEFAULT_SPLIT_GROUPS_ABOVE`], splits no pair up to seven
+    /// pieces and keeps every eight-piece unit within 16 GiB.
     pub split_groups_above: Option<u64>,
     /// A slice of more positions than this (both sides to move) is solved
     /// in 2 bits a position and a little (see `docs/SLICES.md`, "Huge
@@ -70,6 +71,13 @@ pub struct GenOptions {
 /// has 38 M positions), so six pieces are built as before; the one-man
 /// pairs of six kings and more (seven and eight pieces) have larger ones.
 pub const DEFAULT_BITSET_SLICES_ABOVE: u64 = 1 << 26;
+
+/// The default of [`GenOptions::split_groups_above`]: 2^33 positions
+/// (8,589,934,592). No group up to seven pieces weighs that much (the
+/// largest, `KKM-KKMM.a12`, 7.61 G positions), so they are built whole as
+/// before; at eight pieces the groups above it are built in parts, and
+/// every unit of the plan fits 16 GiB (the largest 15.86 GiB).
+pub const DEFAULT_SPLIT_GROUPS_ABOVE: u64 = 1 << 33;
 
 impl GenOptions {
     /// Every material up to `max_pieces` under `rule_set` in `dir`.
@@ -87,7 +95,7 @@ impl GenOptions {
             slices: true,
             dtc: false,
             compact_dtc: true,
-            split_groups_above: None,
+            split_groups_above: Some(DEFAULT_SPLIT_GROUPS_ABOVE),
             bitset_slices_above: DEFAULT_BITSET_SLICES_ABOVE,
         }
     }

@@ -403,11 +403,10 @@ pub(crate) fn group_bins(
 /// [`GenError::BadOptions`] when no such unit exists.
 pub fn find_unit(options: &GenOptions, id: &str) -> Result<Unit, GenError> {
     let unknown = || {
-        let hint = match options.split_groups_above {
-            None if id.contains(".p") => {
-                "; a part's id needs the --split-groups-above of the plan that lists it"
-            }
-            _ => "",
+        let hint = if id.contains(".p") {
+            "; a part's id needs the --split-groups-above of the plan that lists it"
+        } else {
+            ""
         };
         GenError::BadOptions(format!(
             "no unit {id:?} (ids are <pair>.solve, <pair>.a<advancement>, \

@@ -49,9 +49,10 @@ pub struct VerifyOptions {
     /// (smallest first; the others are read block by block through the
     /// prober: slower, the same verdicts). A whole check resolves them all.
     pub preload_bytes: u64,
-    /// The `--split-groups-above` of the build, for [`VerifyOptions::unit`]
-    /// ids of parts of groups (`<pair>.a<N>.p...`): a bin of parts is then
-    /// checked with only the parts of the next group it reads.
+    /// The `--split-groups-above` of the build (by default the
+    /// generator's), for [`VerifyOptions::unit`] ids of parts of groups
+    /// (`<pair>.a<N>.p...`): a bin of parts is then checked with only the
+    /// parts of the next group it reads.
     pub split_groups_above: Option<u64>,
 }
 
@@ -71,7 +72,7 @@ impl VerifyOptions {
             sample: None,
             unit: None,
             preload_bytes: DEFAULT_PRELOAD_BYTES,
-            split_groups_above: None,
+            split_groups_above: Some(crate::DEFAULT_SPLIT_GROUPS_ABOVE),
         }
     }
 }

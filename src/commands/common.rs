@@ -109,9 +109,10 @@ pub struct BuildArgs {
     /// weighs more positions than this (each men placement weighing 43
     /// more, for its key; each part a unit that reads a few
     /// parts of the next group: less memory a unit, many more units, the
-    /// same tables). Default: never.
-    #[arg(long, value_name = "POSITIONS")]
-    pub split_groups_above: Option<u64>,
+    /// same tables). The default splits no pair up to seven pieces and
+    /// keeps every eight-piece unit within 16 GiB.
+    #[arg(long, value_name = "POSITIONS", default_value_t = gen::DEFAULT_SPLIT_GROUPS_ABOVE)]
+    pub split_groups_above: u64,
     /// Solve a slice of more positions than this (both sides to move) in
     /// 2 bits a position instead of 3.5 bytes (slower, same tables; it
     /// counts in each unit's memory). Only one-man pairs of six kings or
@@ -147,7 +148,7 @@ impl BuildArgs {
         options.preload_bytes = self.preload_memory.saturating_mul(1 << 20);
         options.queue_bytes = self.queue_memory.saturating_mul(1 << 20);
         options.dtc = self.dtc;
-        options.split_groups_above = self.split_groups_above;
+        options.split_groups_above = Some(self.split_groups_above);
         options.bitset_slices_above = self.bitset_slices_above;
         Ok(options)
     }

@@ -41,12 +41,12 @@ pub struct Args {
     /// memory. A whole check resolves them all.
     #[arg(long, value_name = "MIB", default_value_t = gen::DEFAULT_VERIFY_PRELOAD_BYTES >> 20)]
     preload_memory: u64,
-    /// The --split-groups-above the tables were built with, for the ids of
-    /// parts of groups (`<pair>.a<N>.p...`, each a unit of the plan built
-    /// with it): a bin of parts is checked with the parts of the next
-    /// group it reads, not whole groups.
-    #[arg(long, value_name = "POSITIONS")]
-    split_groups_above: Option<u64>,
+    /// The --split-groups-above of the plan whose units are checked (as
+    /// `dtb gen`'s, the default), for the ids of parts of groups
+    /// (`<pair>.a<N>.p...`): a bin of parts is checked with the parts of
+    /// the next group it reads, not whole groups.
+    #[arg(long, value_name = "POSITIONS", default_value_t = gen::DEFAULT_SPLIT_GROUPS_ABOVE)]
+    split_groups_above: u64,
     #[command(flatten)]
     slurm: VerifySlurmArgs,
     /// Verify only these materials (default: every table in the folder).
@@ -84,7 +84,7 @@ pub fn run(args: Args) -> CliResult {
     options.sample = args.sample;
     options.unit = args.unit.clone();
     options.preload_bytes = args.preload_memory.saturating_mul(1 << 20);
-    options.split_groups_above = args.split_groups_above;
+    options.split_groups_above = Some(args.split_groups_above);
     if args.slurm.slurm {
         return crate::commands::slurm::run_verify(&options, &args.slurm);
     }
