@@ -1,4 +1,5 @@
-//! A deliberate solver fault (a crowning misread in the slice solver, the
+//! A deliberate solver fault (a crowning misread in the slice solver, or
+//! the 25-move rule's limit lowered for a pair without men: the
 //! `fault-injection` feature) yields tables whose checksums are sound but
 //! that the full `verify` rejects, naming the table; the same build
 //! without the fault passes, and the same checks run unit by unit (a
@@ -19,15 +20,42 @@ fn build(dir: &std::path::Path, rule_set: RuleSet, material: Material, dtc: bool
     generate(&options).expect("the build runs");
 }
 
+/// A deliberate fault of the solvers.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// The slice solver misreads the material's winning crownings.
+    MisreadCrownings,
+    /// The 25-move rule is applied with this many king-only plies instead
+    /// of 50 (to a pair without men, by the menless solver: the tables
+    /// then hold draws where the moves give wins).
+    KingsOnlyLimit(u32),
+}
+
+impl Fault {
+    fn switch(self, material: Material, on: bool) {
+        match self {
+            Fault::MisreadCrownings => {
+                gen::fault::misread_winning_crownings(on.then_some(material));
+            }
+            Fault::KingsOnlyLimit(limit) => gen::fault::lower_kings_only_limit(on.then_some(limit)),
+        }
+    }
+}
+
 /// Builds `material` (and what it needs) with its winning crownings
 /// misread, then verifies everything: only `material` may fail, by its
 /// values, with a sound file.
 fn faulty_build_is_rejected(rule_set: RuleSet, name: &str, dtc: bool) {
+    faulty_build_is_rejected_by(Fault::MisreadCrownings, rule_set, name, dtc);
+}
+
+/// [`faulty_build_is_rejected`] with the solvers' fault `fault`.
+fn faulty_build_is_rejected_by(fault: Fault, rule_set: RuleSet, name: &str, dtc: bool) {
     let material: Material = name.parse().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    gen::fault::misread_winning_crownings(Some(material));
+    fault.switch(material, true);
     build(dir.path(), rule_set, material, dtc);
-    gen::fault::misread_winning_crownings(None);
+    fault.switch(material, false);
     let checks = verify(&VerifyOptions::new(dir.path(), rule_set)).unwrap();
     // In whole groups, and in parts of groups (a part a unit).
     for split in [None, Some(0)] {
@@ -66,9 +94,10 @@ fn faulty_build_is_rejected(rule_set: RuleSet, name: &str, dtc: bool) {
 /// its plan, one `verify` each) and checks that, file by file, the units
 /// together checked as many positions and found as many mismatches as the
 /// whole check `whole`, and that each mismatch they name is one the whole
-/// check names, with the same values. Every other group reads its smaller
-/// tables through the prober instead of decoding them (no budget for
-/// them), so that both ways are compared with the whole check. With
+/// check names, with the same values. Every other unit that walks
+/// positions (a group, a pair solved whole) reads its smaller tables
+/// through the prober instead of decoding them (no budget for them), so
+/// that both ways are compared with the whole check. With
 /// `split_groups_above`, the units are those of a plan in parts.
 fn units_agree_with_whole(
     dir: &std::path::Path,
@@ -80,13 +109,17 @@ fn units_agree_with_whole(
     options.materials = vec![material];
     options.split_groups_above = split_groups_above;
     let mut by_file: BTreeMap<PathBuf, (u64, u64, Vec<gen::Mismatch>)> = BTreeMap::new();
-    let mut groups = 0;
+    let (mut groups, mut walks) = (0, 0);
     for unit in plan(&options) {
         groups += usize::from(matches!(unit.kind, UnitKind::Group { .. }));
+        walks += usize::from(matches!(
+            unit.kind,
+            UnitKind::Group { .. } | UnitKind::Solve
+        ));
         let mut verify_options = VerifyOptions::new(dir, rule_set);
         verify_options.unit = Some(unit.id.clone());
         verify_options.split_groups_above = split_groups_above;
-        if groups % 2 == 1 {
+        if walks % 2 == 1 {
             verify_options.preload_bytes = 0;
         }
         for check in verify(&verify_options).unwrap() {
@@ -97,7 +130,11 @@ fn units_agree_with_whole(
             entry.2.extend(check.mismatches);
         }
     }
-    assert!(groups > 0, "{material}: the plan has slice groups");
+    let men = material.white_men + material.black_men;
+    assert!(
+        groups > 0 || men == 0,
+        "{material}: the plan has slice groups"
+    );
     assert_eq!(
         by_file.len(),
         whole.len(),
@@ -128,6 +165,18 @@ fn a_misread_crowning_is_caught_in_every_rule_set() {
         faulty_build_is_rejected(rule_set, "KM-M", false);
     }
     faulty_build_is_rejected(RuleSet::Fmjd, "KM-M", true);
+}
+
+/// A pair without men (`KK-KK`, built by the menless solver, whose DTC
+/// reaches 3 plies) built with the 25-move rule's limit at 2 king-only
+/// plies: its wins at DTC 3 are stored as draws. The whole check and the
+/// check of its `.solve` unit (held in 2 bits a position, no capture
+/// flags) name the same mismatches.
+#[test]
+fn a_pair_without_men_built_wrong_is_caught_whole_and_by_its_unit() {
+    for rule_set in [RuleSet::Fmjd, RuleSet::FmjdDiagonal] {
+        faulty_build_is_rejected_by(Fault::KingsOnlyLimit(2), rule_set, "KK-KK", false);
+    }
 }
 
 /// The same in a four-piece and a five-piece material with men (a few

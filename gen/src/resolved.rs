@@ -268,8 +268,8 @@ pub(crate) struct ResolvedTables {
     budget: u64,
     /// Bytes of smaller tables decoded so far (decoding only).
     decoded_bytes: u64,
-    /// What reads the smaller tables left out of the budget (decoding
-    /// only), captures and all.
+    /// What reads the smaller tables left out of the budget, captures
+    /// and all.
     prober: Option<Tablebase>,
 }
 
@@ -322,6 +322,24 @@ impl ResolvedTables {
         }
     }
 
+    /// The same, but [`ResolvedTables::prepare_for`] resolves the tables
+    /// it takes within `budget` (smallest first), so that a capture
+    /// reaching them is one lookup: for a check that reads most of their
+    /// positions (a whole pair without men), this is cheaper than finding
+    /// values again and again. Those left out are answered by `prober`.
+    pub(crate) fn resolving_within(
+        dir: &Path,
+        rule_set: RuleSet,
+        budget: u64,
+        prober: Tablebase,
+    ) -> ResolvedTables {
+        ResolvedTables {
+            budget,
+            prober: Some(prober),
+            ..ResolvedTables::new(dir, rule_set)
+        }
+    }
+
     /// The prober of [`ResolvedTables::decoding_within`].
     pub(crate) fn prober(&self) -> Option<&Tablebase> {
         self.prober.as_ref()
@@ -366,20 +384,26 @@ impl ResolvedTables {
                 }
             }
         }
+        // Smallest first within the budget, as the generator preloads: the
+        // tables that chains of captures reach are small and read often.
+        needed.sort_by_key(|&m| MaterialIndex::new(m).count());
+        needed.retain(|&m| {
+            let bytes = decoded_bytes(m, self.rule_set);
+            let fits = self.decoded_bytes + bytes <= self.budget;
+            if fits {
+                self.decoded_bytes += bytes;
+            }
+            fits
+        });
         if self.decoded_only {
-            // Smallest first, as the generator preloads: the tables that
-            // chains of captures reach are small and read often.
-            needed.sort_by_key(|&m| MaterialIndex::new(m).count());
             for m in needed {
-                let bytes = decoded_bytes(m, self.rule_set);
-                if self.decoded_bytes + bytes <= self.budget {
-                    self.decoded_bytes += bytes;
-                    let table = self.decode(m)?;
-                    self.keep(table);
-                }
+                let table = self.decode(m)?;
+                self.keep(table);
             }
             return Ok(());
         }
+        // Resolved in build order: each from those it captures into (or
+        // the prober, for those left out of the budget).
         needed.sort_by_key(|m| m.build_key());
         for m in needed {
             let table = self.resolve(m, false)?.0;

@@ -41,11 +41,14 @@ pub struct VerifyOptions {
     pub sample: Option<f64>,
     /// One unit of the build plan instead (an id of `dtb plan`): a slice
     /// group's positions in both tables of its pair (`<pair>.a<N>`), the
-    /// tables of a pair solved whole (`<pair>.solve`), or the files of a
+    /// tables of a pair solved whole (`<pair>.solve`; a pair without men
+    /// held at 2 bits a position, smaller tables within
+    /// [`VerifyOptions::preload_bytes`]), or the files of a
     /// pair's assembly (`<pair>.tables`: checksums and headers). Run over
     /// every unit of a plan, the checks are those of a full verify.
     pub unit: Option<String>,
-    /// Bytes of smaller tables a slice group's check may decode whole
+    /// Bytes of smaller tables a slice group's check (or a unit's check
+    /// of a pair without men) may decode whole
     /// (smallest first; the others are read block by block through the
     /// prober: slower, the same verdicts). A whole check resolves them all.
     pub preload_bytes: u64,
@@ -179,6 +182,10 @@ struct Run {
     /// Tables with fewer pieces than this are kept once their pair is
     /// done: the larger materials of the run capture into them.
     keep_below: u32,
+    /// Whether the pair is held at its values' bits alone, without
+    /// resolving its capture positions beforehand (see
+    /// [`verify_in_two_bits`]); every position is checked all the same.
+    in_two_bits: bool,
 }
 
 /// Checks one material: its table and, where there is one, its DTC file,
@@ -352,7 +359,7 @@ fn load_pair(
         None => None,
     };
     run.resolved.prepare_for(material)?;
-    let whole = options.sample.is_none_or(|f| f >= 1.0);
+    let whole = !run.in_two_bits && options.sample.is_none_or(|f| f >= 1.0);
     run.pair = Some(PairCheck::load(&run.resolved, material, dtc_bytes, whole)?);
     Ok(())
 }
@@ -431,6 +438,7 @@ fn verify_materials(options: &VerifyOptions, mut materials: Vec<Material>) -> Ve
         resolved: ResolvedTables::new(&dir, options.rule_set),
         pair: None,
         keep_below: materials.iter().map(|m| m.pieces()).max().unwrap_or(0),
+        in_two_bits: false,
     };
     materials
         .into_iter()
@@ -448,6 +456,9 @@ fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, Gen
     };
     let materials = crate::plan::pair_materials(pair);
     Ok(match unit.kind {
+        UnitKind::Solve if crate::menless_solver::applies(pair) => {
+            verify_in_two_bits(options, materials)?
+        }
         UnitKind::Solve => verify_materials(options, materials),
         UnitKind::Assemble => materials
             .into_iter()
@@ -469,6 +480,52 @@ fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, Gen
         }
         UnitKind::Manifest => Vec::new(),
     })
+}
+
+/// The check of a pair without men that the menless solver builds (a
+/// `.solve` unit), as a cluster's job: like a slice group's, its values
+/// are decoded at 2 bits a position and nothing more (no capture flags: a
+/// successor that must capture is found from its moves and resolved
+/// then), and the smaller tables are resolved within
+/// [`VerifyOptions::preload_bytes`], the rest read through the prober.
+/// Slower than the whole check, which resolves the pair first, but the
+/// eight-piece pairs fit a node so (`KKK-KKKKK`: 14 GiB of values instead
+/// of 28 with flags). Every position is checked, as in the whole check.
+fn verify_in_two_bits(
+    options: &VerifyOptions,
+    materials: Vec<Material>,
+) -> Result<Vec<TableCheck>, GenError> {
+    let dir = table_dir(&options.dir, options.rule_set);
+    let mut run = Run {
+        tb: None,
+        resolved: ResolvedTables::resolving_within(
+            &dir,
+            options.rule_set,
+            options.preload_bytes,
+            positioned_prober(options)?,
+        ),
+        pair: None,
+        keep_below: 0,
+        in_two_bits: true,
+    };
+    Ok(materials
+        .into_iter()
+        .flat_map(|m| check_material(options, m, &mut run))
+        .collect())
+}
+
+/// A prober of `options`' tables that reads them with positioned reads
+/// into its cache: the memory it takes is its cache's, whatever it reads
+/// (mapped pages would count too), and a cluster's shared filesystem
+/// serves them well.
+fn positioned_prober(options: &VerifyOptions) -> Result<Tablebase, GenError> {
+    let mut prober_options = TablebaseOptions::with_cache_bytes(PROBER_CACHE_BYTES);
+    prober_options.storage = Storage::PositionedReads;
+    Ok(Tablebase::open_with(
+        &options.dir,
+        options.rule_set,
+        prober_options,
+    )?)
 }
 
 /// The options of the build plan whose units `options` names.
@@ -530,10 +587,11 @@ impl GroupChecked {
 /// part of it that holds what each group reads) alone needs under
 /// `rule_set` (see [`VerifyOptions::unit`]), in bytes, with the DTC files
 /// if `dtc`: the positions it checks at their values' bits, 2 bits of
-/// flags and a DTC byte (a whole pair, or a slice group or bin of parts);
+/// flags and a DTC byte (a whole pair, or a slice group or bin of parts;
+/// no flags for a pair without men, see [`verify_in_two_bits`]);
 /// for a group, the positions of the next group that it reads at their
 /// values' bits; the smaller tables its captures reach (resolved whole for
-/// a pair; for a group, decoded smallest first within `preload_bytes`, the
+/// a pair with men; otherwise decoded smallest first within `preload_bytes`, the
 /// rest read through the prober); the prober's block cache and a base. A
 /// batch job asks for this much.
 pub fn verify_memory_bytes(
@@ -579,6 +637,15 @@ fn unit_memory_bytes(
     };
     let checked_bits = value_bits + 2 + if dtc { 8 } else { 0 };
     let held_bits = match unit.kind {
+        UnitKind::Solve if crate::menless_solver::applies(pair) => {
+            // See `verify_in_two_bits`: no flags, smaller tables within
+            // the budget.
+            let positions: u64 = crate::plan::pair_materials(pair)
+                .iter()
+                .map(|&m| format::MaterialIndex::new(m).count())
+                .sum();
+            positions * (checked_bits - 2) + decoded_within(pair, rule_set, preload_bytes) * 8
+        }
         UnitKind::Solve => {
             let positions: u64 = crate::plan::pair_materials(pair)
                 .iter()
@@ -719,14 +786,12 @@ fn walk_group(
     verdicts: &mut [(TableCheck, Option<TableCheck>)],
 ) -> Result<(), GenError> {
     let dir = table_dir(&options.dir, options.rule_set);
-    // Positioned reads: the memory it takes is its cache's, whatever it
-    // reads (mapped pages would count too), and a cluster's shared
-    // filesystem serves them well.
-    let mut prober_options = TablebaseOptions::with_cache_bytes(PROBER_CACHE_BYTES);
-    prober_options.storage = Storage::PositionedReads;
-    let prober = Tablebase::open_with(&options.dir, options.rule_set, prober_options)?;
-    let mut resolved =
-        ResolvedTables::decoding_within(&dir, options.rule_set, options.preload_bytes, prober);
+    let mut resolved = ResolvedTables::decoding_within(
+        &dir,
+        options.rule_set,
+        options.preload_bytes,
+        positioned_prober(options)?,
+    );
     for (table, _) in verdicts.iter() {
         resolved.prepare_for(table.material)?;
     }

@@ -30,12 +30,14 @@ pub struct Args {
     /// Check one unit of the build plan (an id `dtb plan` lists): a slice
     /// group's positions in both tables of its pair (`<pair>.a<N>`, only
     /// that group and the next one decoded), a pair solved whole
-    /// (`<pair>.solve`), a pair's files (`<pair>.tables`: checksums and
+    /// (`<pair>.solve`; without men, held at 2 bits a position as its
+    /// solver holds it), a pair's files (`<pair>.tables`: checksums and
     /// headers) or the manifest (`manifest`). Every unit of a plan checked
     /// so is a full verify, spread over as many jobs.
     #[arg(long, value_name = "ID", conflicts_with = "materials")]
     unit: Option<String>,
-    /// MiB of smaller tables the check of a slice group may decode whole
+    /// MiB of smaller tables the check of a slice group (or of a `.solve`
+    /// unit without men) may decode whole
     /// (smallest first; the others are read block by block through the
     /// prober: slower, the same verdicts); it counts in each group's
     /// memory. A whole check resolves them all.
