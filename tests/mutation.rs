@@ -170,13 +170,15 @@ fn a_misread_crowning_is_caught_in_every_rule_set() {
 /// A pair without men (`KK-KK`, built by the menless solver, whose DTC
 /// reaches 3 plies) built with the 25-move rule's limit at 2 king-only
 /// plies: its wins at DTC 3 are stored as draws. The whole check and the
-/// check of its `.solve` unit (held in 2 bits a position, no capture
-/// flags) name the same mismatches.
+/// check of its `.solve` unit (held in 2 bits a position, capture
+/// positions resolved in place, no flags) name the same mismatches.
 #[test]
 fn a_pair_without_men_built_wrong_is_caught_whole_and_by_its_unit() {
     for rule_set in [RuleSet::Fmjd, RuleSet::FmjdDiagonal] {
         faulty_build_is_rejected_by(Fault::KingsOnlyLimit(2), rule_set, "KK-KK", false);
     }
+    // With DTC files: successors that must capture are told by their moves.
+    faulty_build_is_rejected_by(Fault::KingsOnlyLimit(2), RuleSet::Fmjd, "KK-KK", true);
 }
 
 /// The same in a four-piece and a five-piece material with men (a few

@@ -112,6 +112,25 @@ struct PairSide {
     /// The placements of the men whose positions are checked, sorted,
     /// when the check takes one slice group (`None`: every position).
     checked: Option<Vec<u64>>,
+    /// Whether its capture positions hold their resolved values although
+    /// `capture` does not flag them ([`Holding::InPlace`]).
+    in_place: bool,
+}
+
+/// How the tables of a pair are held for its check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holding {
+    /// Decoded, and every capture position resolved and flagged (2 bits
+    /// of flags a position besides the values): the whole check.
+    Flagged,
+    /// Decoded, and every capture position resolved in place, unflagged:
+    /// a whole check in the values' bits alone. A successor that must
+    /// capture is then told by its moves only where DTC is checked (which
+    /// counts it apart); a value's check reads its resolved value.
+    InPlace,
+    /// Decoded only (a sample check): a successor that must capture is
+    /// found by its moves and resolved then.
+    Decoded,
 }
 
 /// A side's DTC bytes as the prober answers them: 1 at capture positions
@@ -129,6 +148,12 @@ fn dtc_as_probed(mut bytes: Vec<u8>, flags: &PositionFlags) -> Vec<u8> {
 }
 
 impl PairSide {
+    /// Whether this side's values are read as they are, with no DTC
+    /// beside them: held resolved in place, with no DTC file checked.
+    fn values_alone(&self) -> bool {
+        self.in_place && self.dtc.is_none() && !self.dtc_from_mirror
+    }
+
     /// Whether the side to move must capture at position `i`, where the
     /// side's capture positions were resolved (`false` where they were
     /// not: a sample check).
@@ -186,14 +211,14 @@ impl PairCheck {
     /// their DTC files if given; `resolved` must hold the tables their
     /// captures lead to (see [`ResolvedTables::prepare_for`]).
     ///
-    /// With `whole` false (a sample check) the tables are only decoded:
-    /// resolving every capture position would cost more than checking a
-    /// sample.
+    /// Held as `holding` says: a sample check only decodes the tables
+    /// (resolving every capture position would cost more than checking a
+    /// sample).
     pub(crate) fn load(
         resolved: &ResolvedTables,
         material: Material,
         dtc: Option<DtcPair>,
-        whole: bool,
+        holding: Holding,
     ) -> Result<PairCheck, GenError> {
         let with_dtc = dtc.is_some();
         let (own_dtc, mirror_dtc) = match dtc {
@@ -203,13 +228,19 @@ impl PairCheck {
         let side = |m: Material, dtc: Option<Option<Vec<u8>>>| -> Result<PairSide, GenError> {
             let dtc_from_mirror = matches!(dtc, Some(None));
             let dtc = dtc.flatten();
-            if !whole {
+            if holding != Holding::Flagged {
+                let mut table = resolved.decode(m)?;
+                let in_place = holding == Holding::InPlace;
+                if in_place {
+                    resolved.resolve_in_place(&mut table)?;
+                }
                 return Ok(PairSide {
-                    table: resolved.decode(m)?,
+                    table,
                     capture: None,
                     dtc,
                     dtc_from_mirror,
                     checked: None,
+                    in_place,
                 });
             }
             let (table, flags) = resolved.resolve(m, with_dtc)?;
@@ -220,6 +251,7 @@ impl PairCheck {
                 dtc,
                 dtc_from_mirror,
                 checked: None,
+                in_place: false,
             })
         };
         let mut sides = vec![side(material, own_dtc)?];
@@ -277,6 +309,7 @@ impl PairCheck {
                 dtc,
                 dtc_from_mirror,
                 checked: Some(checked),
+                in_place: false,
             });
         }
         Ok(PairCheck {
@@ -703,8 +736,14 @@ impl Walker {
         self.successors.clear();
         let frame = MirrorFrame::of(pos, &walk.mirror.table);
         let resolved = walk.mirror.capture.is_some();
+        // Values resolved in place and no DTC: a king move's successor is
+        // read as it is, capture or not.
+        let values_alone = walk.own.values_alone() && walk.mirror.values_alone();
         for mv in &moves {
-            let successor = if !resolved {
+            let successor = if values_alone && !pos.is_conversion(mv) {
+                let i = frame.king_move_index(mv, &walk.mirror.table);
+                self.king_move_successor(walk, i)?
+            } else if !resolved {
                 self.unresolved_successor(walk, pos, mv, &frame)?
             } else if pos.is_conversion(mv) && walk.mirror.checked.is_some() {
                 // One slice group: a man move leads into the next group,

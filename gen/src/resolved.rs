@@ -536,6 +536,39 @@ impl ResolvedTables {
             )
     }
 
+    /// Resolves every capture position of `table` (decoded whole) in
+    /// place, flagging none: their stored values ("don't care") become
+    /// their captures' values, which the smaller tables give.
+    pub(crate) fn resolve_in_place(&self, table: &mut ResolvedTable) -> Result<(), GenError> {
+        if table.window.is_some() {
+            return Err(GenError::Internal(format!(
+                "{}: a window is not resolved in place",
+                table.material
+            )));
+        }
+        let (index, kind) = (&table.index, table.kind);
+        let count = index.count();
+        table
+            .values
+            .par_chunks_mut(kind.raw_len(CHUNK) as usize)
+            .enumerate()
+            .try_for_each_init(
+                || (UnrankCursor::default(), Vec::new()),
+                |(cursor, moves), (c, values)| {
+                    let first = c as u64 * CHUNK;
+                    for i in first..(first + CHUNK).min(count) {
+                        let pos = index.unrank_with(i, cursor);
+                        if pos.has_capture() {
+                            pos.generate_captures(moves);
+                            let value = self.capture_value(&pos, moves)?;
+                            store(kind, values, (i - first) as usize, value);
+                        }
+                    }
+                    Ok(())
+                },
+            )
+    }
+
     /// The value of `pos`, whose legal moves are the captures `captures`:
     /// the best of them, each successor read from its resolved table.
     pub(crate) fn capture_value(
