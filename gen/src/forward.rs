@@ -346,10 +346,12 @@ impl PairCheck {
         resolved: &ResolvedTables,
     ) -> Result<(), GenError> {
         // A sample check (tables decoded, not resolved) finds the values
-        // it needs one by one instead.
-        // So does the check of one slice group (see `check_position`).
+        // it needs one by one instead, and so does the check of one slice
+        // group (see `check_position`); a pair held resolved in place is
+        // derived whole.
         let wanted = |s: &PairSide| {
-            s.dtc_from_mirror && s.dtc.is_none() && s.capture.is_some() && s.checked.is_none()
+            let whole = s.capture.is_some() || s.in_place;
+            s.dtc_from_mirror && s.dtc.is_none() && whole && s.checked.is_none()
         };
         let Some(k) = self.sides.iter().position(wanted) else {
             return Ok(());
@@ -811,8 +813,14 @@ impl Walker {
         }
         let conversion = pos.is_conversion(mv);
         if child.has_capture() {
-            child.generate_captures(&mut self.captures);
-            let value = walk.resolved.capture_value(&child, &self.captures)?;
+            let value = if walk.mirror.in_place && !conversion {
+                // Its value was resolved in place.
+                let i = frame.king_move_index(mv, &walk.mirror.table);
+                walk.mirror.table.value(i)?
+            } else {
+                child.generate_captures(&mut self.captures);
+                walk.resolved.capture_value(&child, &self.captures)?
+            };
             // A capture position's own DTC is 1.
             let through = if conversion { 1 } else { 2 };
             return Ok(Successor::new(walk, Material::of(&child), value, |fresh| {
