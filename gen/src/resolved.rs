@@ -316,9 +316,7 @@ impl ResolvedTables {
     ) -> ResolvedTables {
         ResolvedTables {
             decoded_only: true,
-            budget,
-            prober: Some(prober),
-            ..ResolvedTables::new(dir, rule_set)
+            ..ResolvedTables::resolving_within(dir, rule_set, budget, prober)
         }
     }
 
