@@ -179,6 +179,16 @@ fn a_pair_without_men_built_wrong_is_caught_whole_and_by_its_unit() {
     }
     // With DTC files: successors that must capture are told by their moves.
     faulty_build_is_rejected_by(Fault::KingsOnlyLimit(2), RuleSet::Fmjd, "KK-KK", true);
+    // `pure` has no 25-move rule to lower: its sound build, whole against
+    // the units, with and without DTC.
+    let material: Material = "KK-KK".parse().unwrap();
+    for dtc in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        build(dir.path(), RuleSet::Pure, material, dtc);
+        let checks = verify(&VerifyOptions::new(dir.path(), RuleSet::Pure)).unwrap();
+        assert!(checks.iter().all(|c| c.ok()), "{checks:?}");
+        units_agree_with_whole(dir.path(), (RuleSet::Pure, None), material, &checks);
+    }
 }
 
 /// The same in a four-piece and a five-piece material with men (a few
