@@ -42,7 +42,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use rules::{dense, Move};
 
-use super::{other_part, Part, SliceSolver, FLAG_CAPTURE, FLAG_ESCAPE, NODE_LOST, NODE_WON};
+use super::{other_part, Parts, SliceSolver, FLAG_CAPTURE, FLAG_ESCAPE, NODE_LOST, NODE_WON};
 use crate::bit_codes::{
     field_mask, promote_word, settled_fields, KingMoves, BLOCK, LOSS, NEXT_LOSS, UNSETTLED, WIN,
 };
@@ -85,7 +85,7 @@ struct Scratch {
 /// the fresh marks of even and odd levels.
 struct BitsetSlice<'s, 'a> {
     solver: &'s SliceSolver<'a>,
-    parts: Vec<Part>,
+    parts: Parts,
     kings: u64,
     nodes: u64,
     codes: Vec<AtomicU64>,
@@ -189,30 +189,29 @@ impl BitsetSlice<'_, '_> {
 
     fn seed_chunk(&self, start: u64, end: u64, moves: &mut Vec<Move>) -> Result<(), GenError> {
         let mut codes = 0u64;
-        let walk = self
-            .solver
-            .walk_nodes(&self.parts, start as usize..end as usize);
-        for (node, (wk, bk)) in walk {
-            let node = node as u64;
-            let x = (node / self.kings) as usize;
-            let to = &self.parts[other_part(&self.parts, x)];
-            let init = self.solver.examine(&self.parts[x], to, wk, bk, moves)?;
-            let code = match init.state {
-                NODE_WON => WIN,
-                NODE_LOST => LOSS,
-                _ => UNSETTLED,
-            };
-            if code != UNSETTLED {
-                self.settled_at(u32::from(init.level), node);
-            }
-            codes |= u64::from(code) << (2 * (node % 32));
-            if node % 32 == 31 || node + 1 == end {
-                // Chunks start at multiples of 64, so a word is one task's.
-                self.codes[(node / 32) as usize].store(codes, Ordering::Relaxed);
-                codes = 0;
-            }
-        }
-        Ok(())
+        let nodes = start as usize..end as usize;
+        self.solver
+            .for_each_node(&self.parts, nodes, |node, (wk, bk)| {
+                let node = node as u64;
+                let x = (node / self.kings) as usize;
+                let to = &self.parts[other_part(&self.parts, x)];
+                let init = self.solver.examine(&self.parts[x], to, wk, bk, moves)?;
+                let code = match init.state {
+                    NODE_WON => WIN,
+                    NODE_LOST => LOSS,
+                    _ => UNSETTLED,
+                };
+                if code != UNSETTLED {
+                    self.settled_at(u32::from(init.level), node);
+                }
+                codes |= u64::from(code) << (2 * (node % 32));
+                if node % 32 == 31 || node + 1 == end {
+                    // Chunks start at multiples of 64, so a word is one task's.
+                    self.codes[(node / 32) as usize].store(codes, Ordering::Relaxed);
+                    codes = 0;
+                }
+                Ok(())
+            })
     }
 
     /// Visits level after level up to `bound` (see [`crate::kings_only`]),
@@ -446,10 +445,9 @@ impl BitsetSlice<'_, '_> {
             let store = self.solver.write.store(part.store);
             let base = part.base + (node - x as u64 * self.kings);
             let mut values = Vec::with_capacity((run_end - node) as usize);
-            let walk = self
-                .solver
-                .walk_nodes(&self.parts, node as usize..run_end as usize);
-            for (j, (n, kings)) in walk.enumerate() {
+            let nodes = node as usize..run_end as usize;
+            self.solver.for_each_node(&self.parts, nodes, |n, kings| {
+                let j = n as u64 - node;
                 let code = match self.code(n as u64) {
                     NEXT_LOSS => {
                         return Err(GenError::Internal(
@@ -458,7 +456,7 @@ impl BitsetSlice<'_, '_> {
                     }
                     UNSETTLED => draw,
                     code if limit.is_some() && store.has_dtc() => {
-                        let past = kings_only::past(limit, u32::from(store.dtc(base + j as u64)));
+                        let past = kings_only::past(limit, u32::from(store.dtc(base + j)));
                         if past {
                             draw
                         } else {
@@ -468,7 +466,8 @@ impl BitsetSlice<'_, '_> {
                     code => code,
                 };
                 values.push((code, self.must_capture(x, kings)));
-            }
+                Ok(())
+            })?;
             store.store_run(base, values.into_iter());
             node = run_end;
         }
