@@ -645,9 +645,11 @@ impl SliceSolver<'_> {
     ) -> Result<NodeInit, GenError> {
         let (wm, bm) = (part.white_men, part.black_men);
         let occupied = wm | wk | bm | bk;
-        let pos = Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
-            .map_err(|e| GenError::Internal(format!("slice position: {e}")))?;
-        if pos.has_capture() {
+        // Told on the dense masks (the move generator's answer, as a test
+        // in `rules` checks); a position is built only to capture.
+        if dense::can_capture(wm, wk, bm | bk, occupied) {
+            let pos = Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
+                .map_err(|e| GenError::Internal(format!("slice position: {e}")))?;
             let wdl = if self.class.is_none() {
                 self.children.capture_value(&pos, moves)?
             } else {
