@@ -573,10 +573,10 @@ impl SliceSolver<'_> {
         mut visit: impl FnMut(usize, (u64, u64)) -> Result<(), GenError>,
     ) -> Result<(), GenError> {
         let kings = self.indexes[0].king_placements() as usize;
-        for x in nodes.start / kings..nodes.end.div_ceil(kings) {
+        let (first, last) = (nodes.start / kings, nodes.end.div_ceil(kings));
+        for (x, part) in parts.iter().enumerate().take(last).skip(first) {
             let start = nodes.start.max(x * kings);
             let end = nodes.end.min((x + 1) * kings);
-            let part = &parts[x];
             let mut walk =
                 self.indexes[part.side].king_walk(part.men(), (start - x * kings) as u64);
             for node in start..end {
