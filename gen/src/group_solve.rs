@@ -40,7 +40,9 @@ pub(crate) fn pair_sides(material: Material, with_dtc: bool) -> Result<Vec<Packe
 
 /// Solves `material` and its mirror slice by slice under `rule_set`,
 /// reading smaller tables through `tb`; with DTC values if `with_dtc`, the
-/// slices solved as `mode` says.
+/// slices solved as `mode` says. A pair without men too big for the slice
+/// solver's counters ([`menless_in_two_bits`]) goes to the bit-set solver
+/// for materials without men instead.
 pub(crate) fn solve(
     tb: &Tablebase,
     rule_set: RuleSet,
@@ -48,9 +50,11 @@ pub(crate) fn solve(
     progress: &Progress,
     (with_dtc, mode): (bool, SliceMode),
 ) -> Result<PackedPair, GenError> {
-    if crate::menless_solver::applies(material) {
+    if menless_in_two_bits(material, mode) {
         let sides = crate::menless_solver::pair_sides(material, with_dtc)?;
-        crate::menless_solver::solve(tb, rule_set, &sides, progress)?;
+        let positions = sides.iter().map(PackedSide::len).sum();
+        let marks = crate::menless_solver::Marks::for_pair(positions, with_dtc);
+        crate::menless_solver::solve(tb, rule_set, &sides, marks, progress)?;
         return Ok(PackedPair { sides });
     }
     let sides = pair_sides(material, with_dtc)?;
@@ -111,6 +115,15 @@ impl SliceMode {
             mode => mode,
         }
     }
+}
+
+/// Whether the pair of `material` is one without men that `mode` solves in
+/// 2 bits a position, by the bit-set solver for materials without men: a
+/// slice of all its positions, like any slice, when it has more than
+/// `bitset_slices_above` of them. The solver and the plan both ask here.
+pub(crate) fn menless_in_two_bits(material: Material, mode: SliceMode) -> bool {
+    crate::menless_solver::applies(material)
+        && mode.for_slices(crate::plan::pair_positions(material), 1, 1) == SliceMode::Bitset
 }
 
 /// Finds the DTC values of a pair whose results are known: `sides` hold
@@ -451,6 +464,7 @@ impl SliceGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::menless_solver::{Marks, EXACT_MARKS_UP_TO};
     use crate::{generate, GenOptions};
     use format::Wdl;
 
@@ -499,18 +513,52 @@ mod tests {
             .filter(|m| crate::plan::pair_of(*m) == *m)
             .collect();
         assert!(!pairs.is_empty());
+        let progress = Progress::hidden();
         for m in pairs {
-            for with_dtc in [false, true] {
-                let progress = Progress::hidden();
-                let how = (with_dtc, SliceMode::default());
-                let bits = solve(&tb, rule_set, m, &progress, how).unwrap();
+            for (with_dtc, marks) in [
+                (false, Marks::Blocks),
+                (false, Marks::Exact),
+                (true, Marks::Exact),
+            ] {
+                let sides = crate::menless_solver::pair_sides(m, with_dtc).unwrap();
+                crate::menless_solver::solve(&tb, rule_set, &sides, marks, &progress).unwrap();
+                let bits = PackedPair { sides };
                 let sides = pair_sides(m, with_dtc).unwrap();
                 let all = SliceMode::AllThreads;
                 let slice = solve_with(&tb, rule_set, sides, false, &progress, all).unwrap();
-                let name = format!("{m} {rule_set:?} dtc {with_dtc}");
+                let name = format!("{m} {rule_set:?} dtc {with_dtc} {marks:?}");
                 assert_same_values(&bits, &slice, &name);
             }
         }
+    }
+
+    #[test]
+    fn small_pairs_without_men_go_to_the_slice_solver() {
+        let material = |s: &str| s.parse::<Material>().unwrap();
+        let auto = SliceMode::default();
+        // Up to five pieces they fit the counters; from six on, not.
+        assert!(!menless_in_two_bits(material("KK-KKK"), auto));
+        assert!(menless_in_two_bits(material("K-KKKKK"), auto));
+        assert!(menless_in_two_bits(material("KK-KK"), SliceMode::Bitset));
+        assert!(!menless_in_two_bits(material("KK-KKM"), SliceMode::Bitset));
+        // `KK-KK`: 1,381,800 positions.
+        let below = SliceMode::Auto {
+            bitset_above: 1 << 20,
+        };
+        let above = SliceMode::Auto {
+            bitset_above: 1 << 21,
+        };
+        assert!(menless_in_two_bits(material("KK-KK"), below));
+        assert!(!menless_in_two_bits(material("KK-KK"), above));
+        // A counted ending keeps its own solver.
+        assert!(!menless_in_two_bits(material("K-KKK"), below));
+    }
+
+    #[test]
+    fn exact_marks_where_they_fit() {
+        assert_eq!(Marks::for_pair(EXACT_MARKS_UP_TO, false), Marks::Exact);
+        assert_eq!(Marks::for_pair(EXACT_MARKS_UP_TO + 1, false), Marks::Blocks);
+        assert_eq!(Marks::for_pair(EXACT_MARKS_UP_TO + 1, true), Marks::Exact);
     }
 
     /// Requires `a` and `b` to hold the same codes, capture marks (`b`'s

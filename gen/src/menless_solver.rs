@@ -30,9 +30,10 @@
 //! What is never settled is drawn; so is what would settle past the
 //! 25-move rule's limit (see [`crate::kings_only`]).
 //!
-//! *Fresh marks* say which positions settled at a level. With DTC they
-//! are exact, a bit a position for even levels and one for odd ones, and
-//! the levels are the DTC. Without DTC a mark stands for a block of
+//! *Fresh marks* say which positions settled at a level ([`Marks`]).
+//! Exact marks are a bit a position for even levels and one for odd
+//! ones; with DTC they are always exact, and the levels are the DTC. A
+//! pair too big for exact marks without DTC gets a mark per block of
 //! [`BLOCK`] positions (so two sets take 1/128 bit a position): a level
 //! visits every settled position of a marked block, the fresh ones and
 //! older ones beside them, but for capture positions at every level other
@@ -43,12 +44,17 @@
 //! verifies again is lost only if every move of it leads to a won
 //! position, which became true at this level only (had it been true
 //! before, the last of those positions to settle would have settled it
-//! then). The capture marks are then not kept at all
-//! while solving; the table writer finds them again, a window at a time
-//! ([`capture_words`]).
+//! then). Without DTC the capture marks are not kept while solving; the
+//! table writer finds them again, a window at a time ([`capture_words`]).
 //!
-//! `tests` in [`crate::group_solve`] compare this solver with the slice
-//! solver value by value, with and without DTC.
+//! Pairs small enough for the slice solver's counters (at most
+//! [`GenOptions::bitset_slices_above`](crate::GenOptions) positions, as
+//! for any slice: every material without men up to five pieces) are
+//! solved by it instead, which is faster where it fits
+//! ([`crate::group_solve::solve`]).
+//!
+//! `tests` in [`crate::group_solve`] compare this solver, with either
+//! marks, with the slice solver value by value, with and without DTC.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -77,23 +83,51 @@ pub(crate) fn applies(material: Material) -> bool {
     material.white_men == 0 && material.black_men == 0 && material.counted_ending().is_none()
 }
 
-/// Positions one fresh mark stands for: one with DTC (the levels are the
-/// distances), a block without.
-fn positions_per_mark(with_dtc: bool) -> u64 {
-    if with_dtc {
-        1
-    } else {
-        BLOCK
+/// How finely the fresh marks tell which positions settled at a level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Marks {
+    /// A mark a position: a level visits exactly the positions that
+    /// settled at the one before. Needed with DTC (the levels are the
+    /// distances); 2 bits a position in all.
+    Exact,
+    /// A mark a block of [`BLOCK`] positions, whose older settled
+    /// positions a level visits again (see the module's comment):
+    /// 1/128 bit a position, for pairs whose exact marks would not fit.
+    Blocks,
+}
+
+/// Pairs of at most this many positions get exact marks without DTC too:
+/// their two sets take at most 4 GiB (eight pieces: `K-KKKKKKK` with its
+/// mirror, 8.6 G positions, does; `KK-KKKKKK`, 30.1 G, does not). Exact
+/// marks spare a level the settled positions it would visit again in a
+/// block: `K-KKKK` with its mirror (fmjd, one thread) took 33.3
+/// core-seconds with them and 41.7 with blocks.
+pub(crate) const EXACT_MARKS_UP_TO: u64 = 1 << 34;
+
+impl Marks {
+    /// The marks a pair of `positions` positions is solved with.
+    pub(crate) fn for_pair(positions: u64, with_dtc: bool) -> Marks {
+        if with_dtc || positions <= EXACT_MARKS_UP_TO {
+            Marks::Exact
+        } else {
+            Marks::Blocks
+        }
+    }
+
+    /// Positions one mark stands for.
+    fn positions_per_mark(self) -> u64 {
+        match self {
+            Marks::Exact => 1,
+            Marks::Blocks => BLOCK,
+        }
     }
 }
 
 /// Bytes of working memory beside the pair's values (codes, and with DTC
 /// capture marks and DTC bytes): two sets of fresh marks.
 pub(crate) fn work_bytes(positions: u64, with_dtc: bool) -> u64 {
-    2 * positions
-        .div_ceil(positions_per_mark(with_dtc))
-        .div_ceil(64)
-        * 8
+    let per_mark = Marks::for_pair(positions, with_dtc).positions_per_mark();
+    2 * positions.div_ceil(per_mark).div_ceil(64) * 8
 }
 
 /// Empty values for the pair of `material` (without men) as this solver
@@ -118,16 +152,23 @@ pub(crate) fn pair_sides(material: Material, with_dtc: bool) -> Result<Vec<Packe
 
 /// Solves the pair of `sides` (from [`pair_sides`]; a material without men
 /// and its mirror, or the material alone if symmetric), with DTC values if
-/// the sides keep them, reading smaller tables through `tb`.
+/// the sides keep them, with fresh marks as `marks` says (exact with DTC),
+/// reading smaller tables through `tb`.
 pub(crate) fn solve(
     tb: &Tablebase,
     rule_set: RuleSet,
     sides: &[PackedSide],
+    marks: Marks,
     progress: &Progress,
 ) -> Result<(), GenError> {
     let material = sides[0].material;
     let with_dtc = sides[0].has_dtc();
-    let per_mark = positions_per_mark(with_dtc);
+    if with_dtc && marks != Marks::Exact {
+        return Err(GenError::Internal(
+            "a solve with DTC needs exact marks".into(),
+        ));
+    }
+    let per_mark = marks.positions_per_mark();
     let solver = MenlessSolver {
         sides,
         indexes: sides.iter().map(|s| s.index.clone()).collect(),

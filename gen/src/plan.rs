@@ -173,7 +173,7 @@ pub(crate) fn solves_in_pair_values(options: &GenOptions, pair: Material) -> boo
 }
 
 /// Positions of both tables of `pair`.
-fn pair_positions(pair: Material) -> u64 {
+pub(crate) fn pair_positions(pair: Material) -> u64 {
     pair_materials(pair)
         .iter()
         .map(|m| MaterialIndex::new(*m).count())
@@ -591,11 +591,14 @@ impl MemoryModel {
             positions * 4
                 + (positions * 8).min(self.queue_bytes)
                 + if self.dtc { values } else { 0 }
-        } else if crate::menless_solver::applies(pair) {
+        } else if crate::group_solve::menless_in_two_bits(pair, self.slice_mode) {
             // Codes only without DTC (the capture marks are found again,
             // a window at a time, when the tables are written).
             PackedValues::bytes_for(positions, self.dtc, self.dtc)
                 + crate::menless_solver::work_bytes(positions, self.dtc)
+        } else if crate::menless_solver::applies(pair) {
+            // One slice, solved by every thread.
+            values + self.slice_work(positions, 1)
         } else {
             // Without slices (`GenOptions::slices` false), priced as one
             // slice in a group of many.
