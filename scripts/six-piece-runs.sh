@@ -131,9 +131,11 @@ sum_times() {
 }
 
 bytes_of() { # bytes_of EXTENSION: total size of the files of PIECES pieces
-    local total=0 f
+    local total=0 f name
     for f in "$work"/dtc/fmjd/*."$1"; do
-        [ "$(basename "$f" ".$1" | tr -d -- - | wc -c)" -eq "$pieces" ] && total=$((total + $(stat -c %s "$f")))
+        name=$(basename "$f" ".$1")
+        name=${name//-/}
+        [ "${#name}" -eq "$pieces" ] && total=$((total + $(stat -c %s "$f")))
     done
     echo $total
 }
