@@ -41,7 +41,7 @@ pub(crate) fn pair_sides(material: Material, with_dtc: bool) -> Result<Vec<Packe
 /// Solves `material` and its mirror slice by slice under `rule_set`,
 /// reading smaller tables through `tb`; with DTC values if `with_dtc`, the
 /// slices solved as `mode` says. A pair without men too big for the slice
-/// solver's counters ([`menless_in_two_bits`]) goes to the bit-set solver
+/// solver's memory ([`menless_in_two_bits`]) goes to the bit-set solver
 /// for materials without men instead.
 pub(crate) fn solve(
     tb: &Tablebase,
@@ -57,6 +57,10 @@ pub(crate) fn solve(
         crate::menless_solver::solve(tb, rule_set, &sides, marks, progress)?;
         return Ok(PackedPair { sides });
     }
+    let mode = match crate::menless_solver::applies(material) {
+        true => menless_mode(mode),
+        false => mode,
+    };
     let sides = pair_sides(material, with_dtc)?;
     solve_with(tb, rule_set, sides, false, progress, mode)
 }
@@ -117,13 +121,44 @@ impl SliceMode {
     }
 }
 
+/// How many times `bitset_slices_above` positions a pair without men may
+/// have and still go to the slice solver. Such a pair is one slice, but
+/// it takes about half the memory a position of a big slice with men
+/// (5 bytes against 10 at the peak) and the slice solver does it in three
+/// quarters of the bit-set solver's time (`KK-KKKK`: 244 against 328
+/// core-seconds). With the default threshold that is 2^29 nodes
+/// ([`menless_slice_nodes`]): `K-KKKKK` and `KK-KKKK` (477 M) by the
+/// slice solver, `KKK-KKK` (636 M nodes) and every pair from seven pieces
+/// on (`K-KKKKKK`, 1.4 G, and up) by the bit-set solver.
+pub(crate) const MENLESS_SLICE_FACTOR: u64 = 8;
+
 /// Whether the pair of `material` is one without men that `mode` solves in
 /// 2 bits a position, by the bit-set solver for materials without men: a
-/// slice of all its positions, like any slice, when it has more than
-/// `bitset_slices_above` of them. The solver and the plan both ask here.
+/// slice of all its positions, when it has more than
+/// [`MENLESS_SLICE_FACTOR`] times `bitset_slices_above` of them (or
+/// `mode` asks for 2 bits). The solver and the plan both ask here.
 pub(crate) fn menless_in_two_bits(material: Material, mode: SliceMode) -> bool {
     crate::menless_solver::applies(material)
-        && mode.for_slices(crate::plan::pair_positions(material), 1, 1) == SliceMode::Bitset
+        && menless_mode(mode).for_slices(menless_slice_nodes(material), 1, 1) == SliceMode::Bitset
+}
+
+/// The nodes of the one slice of a pair without men, both sides to move
+/// (as [`run_group`] counts them): the pair's positions, twice those of a
+/// material that is its own mirror (`KKK-KKK`: 636 M nodes, so the
+/// bit-set solver, which solves one side of it).
+pub(crate) fn menless_slice_nodes(material: Material) -> u64 {
+    2 * MaterialIndex::new(material).king_placements()
+}
+
+/// The mode the one slice of a pair without men is solved in: `mode`,
+/// with an automatic threshold [`MENLESS_SLICE_FACTOR`] times higher.
+pub(crate) fn menless_mode(mode: SliceMode) -> SliceMode {
+    match mode {
+        SliceMode::Auto { bitset_above } => SliceMode::Auto {
+            bitset_above: bitset_above.saturating_mul(MENLESS_SLICE_FACTOR),
+        },
+        mode => mode,
+    }
 }
 
 /// Finds the DTC values of a pair whose results are known: `sides` hold
@@ -533,20 +568,22 @@ mod tests {
     }
 
     #[test]
-    fn small_pairs_without_men_go_to_the_slice_solver() {
+    fn pairs_without_men_up_to_six_pieces_go_to_the_slice_solver() {
         let material = |s: &str| s.parse::<Material>().unwrap();
         let auto = SliceMode::default();
-        // Up to five pieces they fit the counters; from six on, not.
+        // Up to six pieces they go to the slice solver; from seven on, not.
         assert!(!menless_in_two_bits(material("KK-KKK"), auto));
-        assert!(menless_in_two_bits(material("K-KKKKK"), auto));
+        assert!(!menless_in_two_bits(material("KK-KKKK"), auto));
+        assert!(menless_in_two_bits(material("K-KKKKKK"), auto));
         assert!(menless_in_two_bits(material("KK-KK"), SliceMode::Bitset));
         assert!(!menless_in_two_bits(material("KK-KKM"), SliceMode::Bitset));
-        // `KK-KK`: 1,381,800 positions.
+        // `KK-KK`, its own mirror: 2 x 1,381,800 nodes, between 2^21 and 2^22.
+        assert_eq!(menless_slice_nodes(material("KK-KK")), 2 * 1_381_800);
         let below = SliceMode::Auto {
-            bitset_above: 1 << 20,
+            bitset_above: (1 << 21) / MENLESS_SLICE_FACTOR,
         };
         let above = SliceMode::Auto {
-            bitset_above: 1 << 21,
+            bitset_above: (1 << 22) / MENLESS_SLICE_FACTOR,
         };
         assert!(menless_in_two_bits(material("KK-KK"), below));
         assert!(!menless_in_two_bits(material("KK-KK"), above));

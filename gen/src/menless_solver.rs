@@ -47,11 +47,12 @@
 //! then). Without DTC the capture marks are not kept while solving; the
 //! table writer finds them again, a window at a time ([`capture_words`]).
 //!
-//! Pairs small enough for the slice solver's counters (at most
-//! [`GenOptions::bitset_slices_above`](crate::GenOptions) positions, as
-//! for any slice: every material without men up to five pieces) are
+//! Pairs small enough for the slice solver's memory (at most
+//! [`MENLESS_SLICE_FACTOR`](crate::group_solve::MENLESS_SLICE_FACTOR)
+//! times [`GenOptions::bitset_slices_above`](crate::GenOptions)
+//! positions: by default every material without men up to six pieces) are
 //! solved by it instead, which is faster where it fits
-//! ([`crate::group_solve::solve`]).
+//! ([`crate::group_solve::menless_in_two_bits`]).
 //!
 //! `tests` in [`crate::group_solve`] compare this solver, with either
 //! marks, with the slice solver value by value, with and without DTC.

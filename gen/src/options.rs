@@ -61,6 +61,8 @@ pub struct GenOptions {
     /// in 2 bits a position and a little (see `docs/SLICES.md`, "Huge
     /// slices in 2 bits") instead of the 10 bytes a position a big slice
     /// may take at its peak: the same tables, about 1.2 times the time.
+    /// The one slice of a pair without men goes to its own bit-set
+    /// solver above 8 times this (see `docs/SLICES.md`).
     /// Default
     /// [`DEFAULT_BITSET_SLICES_ABOVE`].
     pub bitset_slices_above: u64,

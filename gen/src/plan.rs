@@ -165,6 +165,13 @@ pub fn group_positions(pair: Material, advancement: u32) -> u64 {
 /// of men and few kings).
 const PAIR_VALUES_LIMIT: u64 = 256 << 20;
 
+/// The work of the one slice of a pair without men on the slice solver
+/// ([`crate::group_solve::menless_in_two_bits`] false), in tenths of a
+/// byte per node: its cells, seeds and waves. Measured peaks, two
+/// threads, less the values and tables: 3.8 bytes a node for `KK-KKKK`
+/// (477 M nodes), 4.8 for `K-KKKKK` (191 M).
+const MENLESS_SLICE_TENTHS: u64 = 45;
+
 /// Whether `pair`'s groups are solved into the values of the whole pair
 /// (small pairs; see `PAIR_VALUES_LIMIT`).
 pub(crate) fn solves_in_pair_values(options: &GenOptions, pair: Material) -> bool {
@@ -598,7 +605,7 @@ impl MemoryModel {
                 + crate::menless_solver::work_bytes(positions, self.dtc)
         } else if crate::menless_solver::applies(pair) {
             // One slice, solved by every thread.
-            values + self.slice_work(positions, 1)
+            values + crate::group_solve::menless_slice_nodes(pair) * MENLESS_SLICE_TENTHS / 10
         } else {
             // Without slices (`GenOptions::slices` false), priced as one
             // slice in a group of many.

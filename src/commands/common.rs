@@ -115,8 +115,10 @@ pub struct BuildArgs {
     pub split_groups_above: u64,
     /// Solve a slice of more positions than this (both sides to move) in
     /// 2 bits a position instead of 3.5 bytes (slower, same tables; it
-    /// counts in each unit's memory). Only one-man pairs of six kings or
-    /// more (seven and eight pieces) pass the default.
+    /// counts in each unit's memory); a material without men, one slice,
+    /// above 8 times this. Only one-man pairs of six kings or more (seven
+    /// and eight pieces) and pairs without men from `KKK-KKK` on pass the
+    /// default.
     #[arg(long, value_name = "POSITIONS", default_value_t = gen::DEFAULT_BITSET_SLICES_ABOVE)]
     pub bitset_slices_above: u64,
     /// These materials (and what they depend on) instead, e.g. KKM-K.
