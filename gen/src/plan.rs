@@ -180,7 +180,7 @@ pub(crate) fn solves_in_pair_values(options: &GenOptions, pair: Material) -> boo
 }
 
 /// Positions of both tables of `pair`.
-pub(crate) fn pair_positions(pair: Material) -> u64 {
+fn pair_positions(pair: Material) -> u64 {
     pair_materials(pair)
         .iter()
         .map(|m| MaterialIndex::new(*m).count())
