@@ -203,15 +203,13 @@ pub fn check_file_of(
     kind: ValueKind,
 ) -> Result<Header, FormatError> {
     let h = check_table_file(path)?;
-    if h.material != material || h.rule_set != rule_set || h.value_kind != kind {
-        return Err(FormatError::Corrupt(format!(
-            "header says {} {} under {}",
-            h.material,
-            h.value_kind.name(),
-            h.rule_set
-        )));
+    match h.mismatch(material, rule_set, kind) {
+        Some(mismatch) => Err(FormatError::Corrupt(format!(
+            "not the {} file of {material} under {rule_set}: {mismatch}",
+            kind.name()
+        ))),
+        None => Ok(h),
     }
-    Ok(h)
 }
 
 #[cfg(test)]

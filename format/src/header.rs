@@ -136,6 +136,35 @@ pub struct Header {
     pub from_mirror: bool,
 }
 
+/// How a header differs from the file its name promises (see
+/// [`Header::mismatch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderMismatch {
+    /// The header holds this other material.
+    Material(Material),
+    /// The header was built under these other rules.
+    RuleSet(RuleSet),
+    /// The header stores this other kind of value.
+    ValueKind(ValueKind),
+    /// A DTC file whose values come from its mirror's, for a material
+    /// whose DTC file must store them ([`dtc_may_come_from_mirror`]).
+    FromMirror,
+}
+
+impl std::fmt::Display for HeaderMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HeaderMismatch::Material(m) => write!(f, "the header says {m}"),
+            HeaderMismatch::RuleSet(r) => write!(f, "the header says rules {r}"),
+            HeaderMismatch::ValueKind(k) => write!(f, "the header says {} values", k.name()),
+            HeaderMismatch::FromMirror => {
+                f.write_str("its DTC values must be stored, not taken from its mirror")
+            }
+        }
+    }
+}
+
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
@@ -149,6 +178,28 @@ fn opt(v: u32) -> Option<u32> {
 }
 
 impl Header {
+    /// The first way this header differs from that of `material`'s file of
+    /// `kind` under `rule_set`, `None` when it is that file's: the one check
+    /// that a file is what its name says.
+    pub fn mismatch(
+        &self,
+        material: Material,
+        rule_set: RuleSet,
+        kind: ValueKind,
+    ) -> Option<HeaderMismatch> {
+        if self.material != material {
+            Some(HeaderMismatch::Material(self.material))
+        } else if self.rule_set != rule_set {
+            Some(HeaderMismatch::RuleSet(self.rule_set))
+        } else if self.value_kind != kind {
+            Some(HeaderMismatch::ValueKind(self.value_kind))
+        } else if self.from_mirror && !dtc_may_come_from_mirror(material) {
+            Some(HeaderMismatch::FromMirror)
+        } else {
+            None
+        }
+    }
+
     /// The header bytes, checksum included.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];

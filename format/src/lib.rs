@@ -39,8 +39,8 @@ pub use files::{
     read_regular, remove_partial_tables, table_dir, table_path, DTC_EXTENSION, TABLE_EXTENSION,
 };
 pub use header::{
-    dtc_may_come_from_mirror, Header, TableStats, FLAG_FROM_MIRROR, FLAG_KINGS_ONLY_COUNTS,
-    FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK,
+    dtc_may_come_from_mirror, Header, HeaderMismatch, TableStats, FLAG_FROM_MIRROR,
+    FLAG_KINGS_ONLY_COUNTS, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK,
 };
 pub use index::{
     binomial, table_position, BlackKingMoveRanks, KingMoveRanks, KingWalk, MaterialIndex,

@@ -2,8 +2,8 @@
 //! that must each give an error and never a panic.
 
 use format::{
-    FormatError, Material, MaterialIndex, RuleSet, TableReader, TableSpec, TableStats, TableWriter,
-    ValueKind,
+    FormatError, HeaderMismatch, Material, MaterialIndex, RuleSet, TableReader, TableSpec,
+    TableStats, TableWriter, ValueKind,
 };
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 
@@ -251,7 +251,7 @@ fn hostile_headers_are_refused() {
 #[test]
 fn a_dtc_file_from_the_mirror_holds_no_blocks() {
     let dir = tempfile::tempdir().unwrap();
-    let material: Material = "KM-K".parse().unwrap();
+    let material: Material = "KM-M".parse().unwrap();
     let path = dir.path().join(format::dtc_file_name(material));
     let stats = TableStats {
         win: 5,
@@ -296,4 +296,60 @@ fn a_dtc_file_from_the_mirror_holds_no_blocks() {
     assert!(format::Header::parse(&resealed(past_counts.clone())).is_ok());
     past_counts[116] = 1;
     assert!(format::Header::parse(&resealed(past_counts)).is_err());
+}
+
+/// A header is checked against the file its name promises, one field at a
+/// time: material, rules, kind of values, and a DTC taken from the mirror
+/// where the material must store its own; `check_file_of` refuses each.
+#[test]
+fn a_header_is_the_file_its_name_says_or_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_table(dir.path(), ValueKind::Wdl, 4096);
+    let km_k: Material = "KM-K".parse().unwrap();
+    let path = dir.path().join(km_k.file_name());
+    let h = format::check_file_of(&path, km_k, RuleSet::Fmjd, ValueKind::Wdl).unwrap();
+    assert_eq!(h.mismatch(km_k, RuleSet::Fmjd, ValueKind::Wdl), None);
+    let other: Material = "K-KM".parse().unwrap();
+    let wrong = [
+        (
+            other,
+            RuleSet::Fmjd,
+            ValueKind::Wdl,
+            HeaderMismatch::Material(km_k),
+        ),
+        (
+            km_k,
+            RuleSet::Pure,
+            ValueKind::Wdl,
+            HeaderMismatch::RuleSet(RuleSet::Fmjd),
+        ),
+        (
+            km_k,
+            RuleSet::Fmjd,
+            ValueKind::Dtc,
+            HeaderMismatch::ValueKind(ValueKind::Wdl),
+        ),
+    ];
+    for (material, rule_set, kind, mismatch) in wrong {
+        assert_eq!(h.mismatch(material, rule_set, kind), Some(mismatch));
+        let err = format::check_file_of(&path, material, rule_set, kind).unwrap_err();
+        assert!(
+            matches!(&err, FormatError::Corrupt(m) if m.contains(&mismatch.to_string())),
+            "{err}"
+        );
+    }
+    // KM-K is a counted ending: its DTC file must store its values.
+    let mut from_mirror = h.clone();
+    from_mirror.value_kind = ValueKind::Dtc;
+    from_mirror.from_mirror = true;
+    assert_eq!(
+        from_mirror.mismatch(km_k, RuleSet::Fmjd, ValueKind::Dtc),
+        Some(HeaderMismatch::FromMirror)
+    );
+    let km_m: Material = "KM-M".parse().unwrap();
+    from_mirror.material = km_m;
+    assert_eq!(
+        from_mirror.mismatch(km_m, RuleSet::Fmjd, ValueKind::Dtc),
+        None
+    );
 }

@@ -530,12 +530,6 @@ fn read_dtc_window(
     let rule_set = resolved.rule_set();
     let reader = crate::verify::open_positioned(&path, material, rule_set, ValueKind::Dtc)?;
     if reader.header().from_mirror {
-        if !format::dtc_may_come_from_mirror(material) {
-            return Err(GenError::in_file(
-                &path,
-                format::FormatError::Corrupt(format!("{material} must store its DTC values")),
-            ));
-        }
         return Ok((None, true));
     }
     let values = decode_window_raw(&reader, window).map_err(|e| GenError::in_file(&path, e))?;

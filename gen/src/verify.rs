@@ -234,12 +234,6 @@ fn read_dtc_pair(dir: &Path, rule_set: RuleSet, material: Material) -> Result<Dt
         let path = format::dtc_path(dir, m);
         let reader = read_whole(&path, m, rule_set, ValueKind::Dtc)?;
         if reader.header().from_mirror {
-            if !format::dtc_may_come_from_mirror(m) {
-                return Err(GenError::in_file(
-                    &path,
-                    format::FormatError::Corrupt(format!("{m} must store its DTC values")),
-                ));
-            }
             return Ok(None);
         }
         let values = reader
@@ -301,12 +295,9 @@ fn check_holds(
     kind: ValueKind,
 ) -> Result<(), format::FormatError> {
     let h = header;
-    if (h.material, h.rule_set, h.value_kind) != (material, rule_set, kind) {
+    if let Some(mismatch) = h.mismatch(material, rule_set, kind) {
         return Err(format::FormatError::Corrupt(format!(
-            "holds {} values of {} under {}, not {} values of {material} under {rule_set}",
-            h.value_kind.name(),
-            h.material,
-            h.rule_set,
+            "not the {} file of {material} under {rule_set}: {mismatch}",
             kind.name()
         )));
     }

@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use std::time::SystemTime;
 
 use format::{
-    FormatError, Material, MaterialIndex, PositionedFile, RuleSet, TableReader, TableSource,
-    ValueKind,
+    FormatError, HeaderMismatch, Material, MaterialIndex, PositionedFile, RuleSet, TableReader,
+    TableSource, ValueKind,
 };
 use memmap2::Mmap;
 
@@ -225,6 +225,8 @@ fn open_error(e: FormatError, path: &Path, material: Material) -> ProbeError {
     }
 }
 
+/// Refuses a file whose header is not that of `material`'s file of
+/// `expected` under `rule_set`, naming what it holds instead.
 fn check_header(
     header: &format::Header,
     path: &Path,
@@ -232,33 +234,22 @@ fn check_header(
     rule_set: RuleSet,
     expected: ValueKind,
 ) -> Result<(), ProbeError> {
-    if header.material != material {
-        return Err(ProbeError::WrongMaterial {
-            path: path.to_path_buf(),
+    let path = path.to_path_buf();
+    match header.mismatch(material, rule_set, expected) {
+        None => Ok(()),
+        Some(HeaderMismatch::Material(found)) => Err(ProbeError::WrongMaterial {
+            path,
             expected: material,
-            found: header.material,
-        });
-    }
-    if header.rule_set != rule_set {
-        return Err(ProbeError::RuleSetMismatch {
-            path: path.to_path_buf(),
+            found,
+        }),
+        Some(HeaderMismatch::RuleSet(found)) => Err(ProbeError::RuleSetMismatch {
+            path,
             expected: rule_set,
-            found: header.rule_set,
-        });
+            found,
+        }),
+        Some(mismatch) => Err(ProbeError::Corrupted {
+            path,
+            source: FormatError::Corrupt(format!("{material}: {mismatch}")),
+        }),
     }
-    if header.value_kind != expected {
-        return Err(ProbeError::Corrupted {
-            path: path.to_path_buf(),
-            source: FormatError::Corrupt("value kind does not match the material".into()),
-        });
-    }
-    if header.from_mirror && !format::dtc_may_come_from_mirror(material) {
-        return Err(ProbeError::Corrupted {
-            path: path.to_path_buf(),
-            source: FormatError::Corrupt(format!(
-                "{material} must store its DTC values, not take them from its mirror"
-            )),
-        });
-    }
-    Ok(())
 }

@@ -86,83 +86,127 @@ fn stats_json(s: &TableStats) -> Value {
     json!({"win": s.win, "draw": s.draw, "loss": s.loss, "longest_win": s.longest_win})
 }
 
+/// A table of the folder: its material, file and header.
+struct Listed {
+    material: Material,
+    path: PathBuf,
+    header: Header,
+}
+
 pub fn run(args: Args) -> CliResult {
-    let dir = table_dir(&args.tables.dir, args.tables.rule_set);
-    let tables: Vec<(Material, PathBuf)> = format::list_tables(&dir)
-        .map_err(|e| {
-            let code = if e.is_not_found() {
-                MISSING_TABLE
-            } else {
-                FAILURE
-            };
-            CliError::new(code, format!("{e} (build tables with dtb gen)"))
-        })?
-        .into_iter()
-        .map(|m| (m, format::table_path(&dir, m)))
-        .collect();
-    let mut headers: Vec<(Material, PathBuf, Header)> = Vec::new();
-    for (m, path) in tables {
-        let header = read_header(&path)?;
-        if header.material != m || header.rule_set != args.tables.rule_set {
-            return Err(CliError::new(
-                CORRUPTED_TABLE,
-                format!(
-                    "{} does not hold {m} under {}",
-                    path.display(),
-                    args.tables.rule_set
-                ),
-            ));
-        }
-        headers.push((m, path, header));
-    }
+    let rule_set = args.tables.rule_set;
+    let dir = table_dir(&args.tables.dir, rule_set);
+    let listed = list(&dir, rule_set)?;
     let stats_of = |m: Material| {
-        headers
+        listed
             .iter()
-            .find(|(x, _, _)| *x == m)
-            .map(|(_, _, h)| h.stats)
+            .find(|t| t.material == m)
+            .map(|t| t.header.stats)
     };
-    for m in &args.materials {
-        if stats_of(*m).is_none() {
-            return Err(CliError::new(
-                MISSING_TABLE,
-                format!("missing table {m} in {}", dir.display()),
-            ));
-        }
+    if let Some(m) = args.materials.iter().find(|m| stats_of(**m).is_none()) {
+        return Err(CliError::new(
+            MISSING_TABLE,
+            format!("missing table {m} in {}", dir.display()),
+        ));
     }
-    let shown: Vec<&(Material, PathBuf, Header)> = headers
+    let shown: Vec<&Listed> = listed
         .iter()
-        .filter(|(m, _, _)| args.materials.is_empty() || args.materials.contains(m))
+        .filter(|t| args.materials.is_empty() || args.materials.contains(&t.material))
         .collect();
-    let mut largest = Vec::with_capacity(shown.len());
-    for (m, _, _) in &shown {
-        largest.push(dtc_summary(&dir, *m, args.tables.rule_set)?);
+    let mut dtc = Vec::with_capacity(shown.len());
+    for t in &shown {
+        dtc.push(dtc_summary(&dir, t.material, rule_set)?);
     }
     if args.json {
         let out: Vec<Value> = shown
             .iter()
-            .zip(&largest)
-            .map(|((m, path, h), dtc)| {
-                json!({
-                    "material": {
-                        "white_men": m.white_men,
-                        "white_kings": m.white_kings,
-                        "black_men": m.black_men,
-                        "black_kings": m.black_kings,
-                    },
-                    "file": path.display().to_string(),
-                    "positions": h.position_count,
-                    "bytes": h.file_length,
-                    "stats": {
-                        "white": stats_json(&h.stats),
-                        "black": stats_of(m.mirrored()).map(|s| stats_json(&s)),
-                    },
-                    "dtc": dtc_json(*dtc),
-                })
-            })
+            .zip(&dtc)
+            .map(|(t, d)| table_json(t, stats_of(t.material.mirrored()), *d))
             .collect();
         crate::outln!("{}", Value::Array(out));
-        return Ok(());
+    } else {
+        print_text(&dir, &shown, &dtc, stats_of);
     }
+    Ok(())
+}
+
+/// Every table of the folder with its header, each checked to be the
+/// file its name says.
+fn list(dir: &Path, rule_set: RuleSet) -> Result<Vec<Listed>, CliError> {
+    let materials = format::list_tables(dir).map_err(|e| {
+        let code = if e.is_not_found() {
+            MISSING_TABLE
+        } else {
+            FAILURE
+        };
+        CliError::new(code, format!("{e} (build tables with dtb gen)"))
+    })?;
+    let mut listed = Vec::with_capacity(materials.len());
+    for material in materials {
+        let path = format::table_path(dir, material);
+        let header = read_header(&path)?;
+        let kind = format::value_kind(material, rule_set);
+        if let Some(mismatch) = header.mismatch(material, rule_set, kind) {
+            return Err(CliError::new(
+                CORRUPTED_TABLE,
+                format!(
+                    "{} is not the table of {material} under {rule_set}: {mismatch}",
+                    path.display()
+                ),
+            ));
+        }
+        listed.push(Listed {
+            material,
+            path,
+            header,
+        });
+    }
+    Ok(listed)
+}
+
+/// One table's object in `dtb info --json`; `mirror` is the statistics of
+/// the mirror material's table (Black to move), where there is one.
+fn table_json(t: &Listed, mirror: Option<TableStats>, dtc: Option<DtcSummary>) -> Value {
+    let (m, h) = (t.material, &t.header);
+    json!({
+        "material": {
+            "white_men": m.white_men,
+            "white_kings": m.white_kings,
+            "black_men": m.black_men,
+            "black_kings": m.black_kings,
+        },
+        "file": t.path.display().to_string(),
+        "positions": h.position_count,
+        "bytes": h.file_length,
+        "stats": {
+            "white": stats_json(&h.stats),
+            "black": mirror.map(|s| stats_json(&s)),
+        },
+        "dtc": dtc_json(dtc),
+    })
+}
+
+/// Wins, draws and losses, and the longest win, of one side to move.
+fn wdl_text(s: Option<TableStats>) -> String {
+    match s {
+        Some(s) => {
+            let longest = s
+                .longest_win
+                .map(|l| format!(", longest win {l} {}", if l == 1 { "ply" } else { "plies" }))
+                .unwrap_or_default();
+            format!("{}/{}/{}{longest}", s.win, s.draw, s.loss)
+        }
+        None => "-".into(),
+    }
+}
+
+/// The readable table: a line a material, then the totals.
+fn print_text(
+    dir: &Path,
+    shown: &[&Listed],
+    dtc: &[Option<DtcSummary>],
+    stats_of: impl Fn(Material) -> Option<TableStats>,
+) {
     crate::outln!(
         "{:<10} {:>12} {:>10} {:>6}  {:>44}  {:>44}  {:>7}  {:>10}",
         "material",
@@ -174,18 +218,9 @@ pub fn run(args: Args) -> CliResult {
         "max dtc",
         "dtc > 50"
     );
-    let wdl = |s: Option<TableStats>| match s {
-        Some(s) => {
-            let longest = s
-                .longest_win
-                .map(|l| format!(", longest win {l} {}", if l == 1 { "ply" } else { "plies" }))
-                .unwrap_or_default();
-            format!("{}/{}/{}{longest}", s.win, s.draw, s.loss)
-        }
-        None => "-".into(),
-    };
     let (mut total_pos, mut total_bytes) = (0u64, 0u64);
-    for ((m, _, h), dtc) in shown.iter().zip(&largest) {
+    for (t, d) in shown.iter().zip(dtc) {
+        let (m, h) = (t.material, &t.header);
         total_pos += h.position_count;
         total_bytes += h.file_length;
         crate::outln!(
@@ -194,10 +229,10 @@ pub fn run(args: Args) -> CliResult {
             h.position_count,
             h.file_length,
             h.file_length as f64 * 8.0 / h.position_count.max(1) as f64,
-            wdl(Some(h.stats)),
-            wdl(stats_of(m.mirrored())),
-            dtc.map_or("-".to_string(), |d| d.largest.to_string()),
-            dtc.map_or("-".to_string(), |d| d
+            wdl_text(Some(h.stats)),
+            wdl_text(stats_of(m.mirrored())),
+            d.map_or("-".to_string(), |d| d.largest.to_string()),
+            d.map_or("-".to_string(), |d| d
                 .above_limit
                 .map_or("?".to_string(), |n| n.to_string())),
         );
@@ -210,5 +245,4 @@ pub fn run(args: Args) -> CliResult {
         total_bytes,
         total_bytes as f64 * 8.0 / total_pos.max(1) as f64
     );
-    Ok(())
 }

@@ -66,7 +66,6 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let materials = args.materials;
     let dir = table_dir(&args.tables.dir, args.tables.rule_set);
     if !dir.is_dir() {
         return Err(CliError::new(
@@ -77,120 +76,167 @@ pub fn run(args: Args) -> CliResult {
             ),
         ));
     }
+    let options = verify_options(&args);
+    if args.slurm.slurm {
+        return crate::commands::slurm::run_verify(&options, &args.slurm);
+    }
     // A unit other than the manifest's leaves it alone: on a cluster it is
     // written last.
+    let manifest_problems = match args.unit.as_deref() {
+        None | Some("manifest") => manifest::check(&dir, args.tables.rule_set)?,
+        Some(_) => Vec::new(),
+    };
+    let checks = verify(&options)?;
+    if args.json {
+        print_json(args.tables.rule_set.name(), &manifest_problems, &checks);
+    } else {
+        print_text(&manifest_problems, &checks);
+    }
+    verdict(&manifest_problems, &checks)
+}
+
+/// The options of the library's `verify` that the flags ask for.
+fn verify_options(args: &Args) -> VerifyOptions {
     let mut options = VerifyOptions::new(args.tables.dir.clone(), args.tables.rule_set);
-    options.materials = materials;
+    options.materials = args.materials.clone();
     options.threads = args.work.threads;
     options.quiet = args.work.quiet || args.json || !std::io::stderr().is_terminal();
     options.sample = args.sample;
     options.unit = args.unit.clone();
     options.preload_bytes = args.preload_memory.saturating_mul(1 << 20);
     options.split_groups_above = Some(args.split_groups_above);
-    if args.slurm.slurm {
-        return crate::commands::slurm::run_verify(&options, &args.slurm);
-    }
-    let manifest_problems = match args.unit.as_deref() {
-        None | Some("manifest") => manifest::check(&dir, args.tables.rule_set)?,
-        Some(_) => Vec::new(),
-    };
-    let checks = verify(&options)?;
-    let bad_tables = checks.iter().filter(|c| !c.ok()).count();
-    let positions: u64 = checks.iter().map(|c| c.checked).sum();
-    let seconds: f64 = checks.iter().map(|c| c.seconds).fold(0.0, |a, b| a + b);
-    if args.json {
-        let tables: Vec<_> = checks
-            .iter()
-            .map(|c| {
-                json!({
-                    "material": c.material.to_string(),
-                    "file": c.path.display().to_string(),
-                    "checked": c.checked,
-                    "ok": c.ok(),
-                    "problem": c.problem.as_ref().map(|p| p.message()),
-                    "problem_kind": c.problem.as_ref().map(problem_kind),
-                    "mismatch_count": c.mismatch_count,
-                    "mismatches": c.mismatches.iter().map(|m| json!({
-                        "fen": m.fen,
-                        "stored": {"result": m.stored.wdl.as_str(), "plies": m.stored.distance},
-                        "expected": {"result": m.expected.wdl.as_str(), "plies": m.expected.distance},
-                    })).collect::<Vec<_>>(),
-                    "seconds": c.seconds,
-                })
+    options
+}
+
+/// Positions checked in all, and the seconds the checks took.
+fn totals(checks: &[TableCheck]) -> (u64, f64) {
+    let positions = checks.iter().map(|c| c.checked).sum();
+    let seconds = checks.iter().map(|c| c.seconds).fold(0.0, |a, b| a + b);
+    (positions, seconds)
+}
+
+/// The machine-readable report: one object on stdout.
+fn print_json(rules: &str, manifest_problems: &[String], checks: &[TableCheck]) {
+    let (positions, seconds) = totals(checks);
+    let tables: Vec<_> = checks.iter().map(table_json).collect();
+    crate::outln!(
+        "{}",
+        json!({"rules": rules, "manifest_problems": manifest_problems, "tables": tables, "positions": positions, "seconds": seconds})
+    );
+}
+
+/// One table's check as the JSON report gives it.
+fn table_json(check: &TableCheck) -> serde_json::Value {
+    let mismatches: Vec<_> = check
+        .mismatches
+        .iter()
+        .map(|m| {
+            json!({
+                "fen": m.fen,
+                "stored": {"result": m.stored.wdl.as_str(), "plies": m.stored.distance},
+                "expected": {"result": m.expected.wdl.as_str(), "plies": m.expected.distance},
             })
-            .collect();
-        crate::outln!(
-            "{}",
-            json!({"rules": args.tables.rule_set.name(), "manifest_problems": manifest_problems, "tables": tables, "positions": positions, "seconds": seconds})
-        );
+        })
+        .collect();
+    json!({
+        "material": check.material.to_string(),
+        "file": check.path.display().to_string(),
+        "checked": check.checked,
+        "ok": check.ok(),
+        "problem": check.problem.as_ref().map(|p| p.message()),
+        "problem_kind": check.problem.as_ref().map(problem_kind),
+        "mismatch_count": check.mismatch_count,
+        "mismatches": mismatches,
+        "seconds": check.seconds,
+    })
+}
+
+/// The readable report: a line a table, its problem and first mismatches
+/// under it, then the totals.
+fn print_text(manifest_problems: &[String], checks: &[TableCheck]) {
+    for p in manifest_problems {
+        crate::outln!("manifest: {p}");
+    }
+    for c in checks {
+        print_table_text(c);
+    }
+    let (positions, seconds) = totals(checks);
+    let rate = if seconds > 0.0 {
+        positions as f64 / seconds / 1e6
     } else {
-        for p in &manifest_problems {
-            crate::outln!("manifest: {p}");
-        }
-        for c in &checks {
-            let status = if c.ok() { "ok" } else { "FAILED" };
-            crate::outln!(
-                "{:<10} {status:<6} {:>12} positions checked in {:.1} s",
-                c.material.to_string(),
-                c.checked,
-                c.seconds
-            );
-            if let Some(p) = &c.problem {
-                crate::outln!("  {}", p.message());
-            }
-            for m in &c.mismatches {
-                crate::outln!(
-                    "  mismatch {}: stored {} {:?}, moves give {} {:?}",
-                    m.fen,
-                    m.stored.wdl,
-                    m.stored.distance,
-                    m.expected.wdl,
-                    m.expected.distance
-                );
-            }
-            if c.mismatch_count > c.mismatches.len() as u64 {
-                crate::outln!("  ... {} mismatches in all", c.mismatch_count);
-            }
-        }
-        let rate = if seconds > 0.0 {
-            positions as f64 / seconds / 1e6
-        } else {
-            0.0
-        };
+        0.0
+    };
+    crate::outln!(
+        "{} tables, {} positions checked in {:.1} s ({:.2} M positions/s)",
+        checks.len(),
+        positions,
+        seconds,
+        rate
+    );
+}
+
+/// One table's lines of the readable report.
+fn print_table_text(c: &TableCheck) {
+    let status = if c.ok() { "ok" } else { "FAILED" };
+    crate::outln!(
+        "{:<10} {status:<6} {:>12} positions checked in {:.1} s",
+        c.material.to_string(),
+        c.checked,
+        c.seconds
+    );
+    if let Some(p) = &c.problem {
+        crate::outln!("  {}", p.message());
+    }
+    for m in &c.mismatches {
         crate::outln!(
-            "{} tables, {} positions checked in {:.1} s ({:.2} M positions/s)",
-            checks.len(),
-            positions,
-            seconds,
-            rate
+            "  mismatch {}: stored {} {:?}, moves give {} {:?}",
+            m.fen,
+            m.stored.wdl,
+            m.stored.distance,
+            m.expected.wdl,
+            m.expected.distance
         );
     }
-    if bad_tables > 0 || !manifest_problems.is_empty() {
-        let worst = checks
-            .iter()
-            .filter(|c| !c.ok())
-            .max_by_key(|c| exit_code(c));
-        let code = worst.map_or(CORRUPTED_TABLE, exit_code);
-        let first = worst
-            .map(|c| match (&c.problem, c.mismatches.first()) {
-                (Some(p), _) => format!("{}: {}", c.path.display(), p.message()),
-                (None, Some(m)) => format!(
-                    "{}: {} mismatches, first at {}",
-                    c.material, c.mismatch_count, m.fen
-                ),
-                _ => c.material.to_string(),
-            })
-            .or_else(|| manifest_problems.first().cloned())
-            .unwrap_or_default();
-        return Err(CliError::new(
-            code,
-            format!(
-                "verification failed ({bad_tables} bad tables, {} manifest problems); worst: {first}",
-                manifest_problems.len()
-            ),
-        ));
+    if c.mismatch_count > c.mismatches.len() as u64 {
+        crate::outln!("  ... {} mismatches in all", c.mismatch_count);
     }
-    Ok(())
+}
+
+/// Success, or the one-line error (with the exit code of the worst table)
+/// when a table or the manifest failed.
+fn verdict(manifest_problems: &[String], checks: &[TableCheck]) -> CliResult {
+    let bad_tables = checks.iter().filter(|c| !c.ok()).count();
+    if bad_tables == 0 && manifest_problems.is_empty() {
+        return Ok(());
+    }
+    let worst = checks
+        .iter()
+        .filter(|c| !c.ok())
+        .max_by_key(|c| exit_code(c));
+    let code = worst.map_or(CORRUPTED_TABLE, exit_code);
+    let first = worst
+        .map(first_problem)
+        .or_else(|| manifest_problems.first().cloned())
+        .unwrap_or_default();
+    Err(CliError::new(
+        code,
+        format!(
+            "verification failed ({bad_tables} bad tables, {} manifest problems); worst: {first}",
+            manifest_problems.len()
+        ),
+    ))
+}
+
+/// A failed table's problem, or its first mismatch, in a few words.
+fn first_problem(c: &TableCheck) -> String {
+    match (&c.problem, c.mismatches.first()) {
+        (Some(p), _) => format!("{}: {}", c.path.display(), p.message()),
+        (None, Some(m)) => format!(
+            "{}: {} mismatches, first at {}",
+            c.material, c.mismatch_count, m.fen
+        ),
+        _ => c.material.to_string(),
+    }
 }
 
 /// The kind of a problem, as the JSON report names it.
