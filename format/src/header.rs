@@ -165,6 +165,113 @@ impl std::fmt::Display for HeaderMismatch {
     }
 }
 
+fn corrupt(what: &str) -> FormatError {
+    FormatError::Corrupt(what.to_string())
+}
+
+/// The header's bytes once its magic, length, version and checksum hold.
+fn sealed_header(bytes: &[u8]) -> Result<&[u8], FormatError> {
+    if bytes.len() < 8 || bytes[..8] != MAGIC {
+        if bytes.len() < 8 && MAGIC.starts_with(bytes) {
+            return Err(FormatError::Truncated("no complete magic".into()));
+        }
+        return Err(FormatError::BadMagic);
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(FormatError::Truncated(format!(
+            "{} bytes, the header alone has {HEADER_LEN}",
+            bytes.len()
+        )));
+    }
+    let b = &bytes[..HEADER_LEN];
+    let version = u32_at(b, 8);
+    if version != FORMAT_VERSION {
+        return Err(FormatError::UnsupportedVersion(version));
+    }
+    if crc32fast::hash(&b[..124]) != u32_at(b, 124) {
+        return Err(FormatError::Checksum("header"));
+    }
+    Ok(b)
+}
+
+/// The flags (from the mirror, 25-move counts recorded), refused where
+/// unknown to files of `kind` or where the reserved bytes after the
+/// fields they enable are not zero.
+fn flags(b: &[u8], kind: ValueKind) -> Result<(bool, bool), FormatError> {
+    let known = match kind {
+        ValueKind::Dtc => FLAG_FROM_MIRROR | FLAG_KINGS_ONLY_COUNTS,
+        _ => 0,
+    };
+    if b[19] & !known != 0 {
+        return Err(corrupt("unknown flags"));
+    }
+    let from_mirror = b[19] & FLAG_FROM_MIRROR != 0;
+    let kings_only_counts = b[19] & FLAG_KINGS_ONLY_COUNTS != 0;
+    let reserved = if kings_only_counts { 116 } else { 104 };
+    if b[reserved..124].iter().any(|&x| x != 0) {
+        return Err(corrupt("reserved bytes are not zero"));
+    }
+    Ok((from_mirror, kings_only_counts))
+}
+
+/// Positions per block: a positive multiple of 4, at most
+/// [`MAX_POSITIONS_PER_BLOCK`].
+fn block_size(b: &[u8]) -> Result<u32, FormatError> {
+    let positions_per_block = u32_at(b, 20);
+    if positions_per_block == 0
+        || !positions_per_block.is_multiple_of(4)
+        || positions_per_block > MAX_POSITIONS_PER_BLOCK
+    {
+        return Err(corrupt(
+            "block size must be a positive multiple of 4, at most 4 Mi positions",
+        ));
+    }
+    Ok(positions_per_block)
+}
+
+/// The block index (12 bytes a block and an 8-byte tail) must lie after
+/// the header and end the file.
+fn check_block_index(
+    block_count: u64,
+    index_offset: u64,
+    file_length: u64,
+) -> Result<(), FormatError> {
+    let index_len = block_count
+        .checked_mul(12)
+        .and_then(|n| n.checked_add(8))
+        .ok_or_else(|| corrupt("block count overflows"))?;
+    if index_offset < HEADER_LEN as u64 || index_offset.checked_add(index_len) != Some(file_length)
+    {
+        return Err(corrupt("block index does not end the file"));
+    }
+    Ok(())
+}
+
+/// The statistics, which must add up to the position count.
+fn stats_at(
+    b: &[u8],
+    kings_only_counts: bool,
+    position_count: u64,
+) -> Result<TableStats, FormatError> {
+    let stats = TableStats {
+        win: u64_at(b, 56),
+        draw: u64_at(b, 64),
+        loss: u64_at(b, 72),
+        longest_win: opt(u32_at(b, 80)),
+        longest_loss: opt(u32_at(b, 84)),
+        dtc_above_limit: kings_only_counts.then(|| u64_at(b, 104)),
+        longest_fresh_dtc: kings_only_counts.then(|| u32_at(b, 112)),
+    };
+    let total = stats
+        .win
+        .checked_add(stats.draw)
+        .and_then(|n| n.checked_add(stats.loss));
+    if total != Some(position_count) {
+        return Err(corrupt("statistics do not add up to the position count"));
+    }
+    Ok(stats)
+}
+
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
@@ -242,27 +349,7 @@ impl Header {
     /// Reads and checks a header: magic, version, checksum, every field in
     /// range and consistent with the material's index.
     pub fn parse(bytes: &[u8]) -> Result<Header, FormatError> {
-        if bytes.len() < 8 || bytes[..8] != MAGIC {
-            if bytes.len() < 8 && MAGIC.starts_with(bytes) {
-                return Err(FormatError::Truncated("no complete magic".into()));
-            }
-            return Err(FormatError::BadMagic);
-        }
-        if bytes.len() < HEADER_LEN {
-            return Err(FormatError::Truncated(format!(
-                "{} bytes, the header alone has {HEADER_LEN}",
-                bytes.len()
-            )));
-        }
-        let b = &bytes[..HEADER_LEN];
-        let version = u32_at(b, 8);
-        if version != FORMAT_VERSION {
-            return Err(FormatError::UnsupportedVersion(version));
-        }
-        if crc32fast::hash(&b[..124]) != u32_at(b, 124) {
-            return Err(FormatError::Checksum("header"));
-        }
-        let corrupt = |what: &str| FormatError::Corrupt(what.to_string());
+        let b = sealed_header(bytes)?;
         let material = Material::new(b[12], b[13], b[14], b[15])
             .map_err(|e| FormatError::Corrupt(format!("header material: {e}")))?;
         let rule_set = RuleSet::from_code(b[16]).ok_or_else(|| corrupt("unknown rule set code"))?;
@@ -271,28 +358,8 @@ impl Header {
         if b[18] != COMPRESSION_ZSTD {
             return Err(corrupt("unknown compression code"));
         }
-        let known = match value_kind {
-            ValueKind::Dtc => FLAG_FROM_MIRROR | FLAG_KINGS_ONLY_COUNTS,
-            _ => 0,
-        };
-        if b[19] & !known != 0 {
-            return Err(corrupt("unknown flags"));
-        }
-        let from_mirror = b[19] & FLAG_FROM_MIRROR != 0;
-        let kings_only_counts = b[19] & FLAG_KINGS_ONLY_COUNTS != 0;
-        let reserved = if kings_only_counts { 116 } else { 104 };
-        if b[reserved..124].iter().any(|&x| x != 0) {
-            return Err(corrupt("reserved bytes are not zero"));
-        }
-        let positions_per_block = u32_at(b, 20);
-        if positions_per_block == 0
-            || !positions_per_block.is_multiple_of(4)
-            || positions_per_block > MAX_POSITIONS_PER_BLOCK
-        {
-            return Err(corrupt(
-                "block size must be a positive multiple of 4, at most 4 Mi positions",
-            ));
-        }
+        let (from_mirror, kings_only_counts) = flags(b, value_kind)?;
+        let positions_per_block = block_size(b)?;
         let position_count = u64_at(b, 24);
         if position_count != MaterialIndex::new(material).count() {
             return Err(corrupt("position count does not match the material"));
@@ -311,33 +378,8 @@ impl Header {
         if block_count != blocks {
             return Err(corrupt("block count does not match the position count"));
         }
-        let index_offset = u64_at(b, 48);
-        let file_length = u64_at(b, 88);
-        let index_len = block_count
-            .checked_mul(12)
-            .and_then(|n| n.checked_add(8))
-            .ok_or_else(|| corrupt("block count overflows"))?;
-        if index_offset < HEADER_LEN as u64
-            || index_offset.checked_add(index_len) != Some(file_length)
-        {
-            return Err(corrupt("block index does not end the file"));
-        }
-        let stats = TableStats {
-            win: u64_at(b, 56),
-            draw: u64_at(b, 64),
-            loss: u64_at(b, 72),
-            longest_win: opt(u32_at(b, 80)),
-            longest_loss: opt(u32_at(b, 84)),
-            dtc_above_limit: kings_only_counts.then(|| u64_at(b, 104)),
-            longest_fresh_dtc: kings_only_counts.then(|| u32_at(b, 112)),
-        };
-        let total = stats
-            .win
-            .checked_add(stats.draw)
-            .and_then(|n| n.checked_add(stats.loss));
-        if total != Some(position_count) {
-            return Err(corrupt("statistics do not add up to the position count"));
-        }
+        let (index_offset, file_length) = (u64_at(b, 48), u64_at(b, 88));
+        check_block_index(block_count, index_offset, file_length)?;
         Ok(Header {
             material,
             rule_set,
@@ -347,7 +389,7 @@ impl Header {
             block_count,
             index_offset,
             file_length,
-            stats,
+            stats: stats_at(b, kings_only_counts, position_count)?,
             index_crc: u32_at(b, 96),
             body_crc: u32_at(b, 100),
             from_mirror,
