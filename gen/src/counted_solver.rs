@@ -182,6 +182,48 @@ struct Initial {
     queue: Option<(u32, u64)>,
 }
 
+/// The crowning moves of a position without a capture, as the initial
+/// pass sees them.
+struct CrowningExits {
+    /// How many quiet moves crown (and so leave the material).
+    crownings: u32,
+    /// The fewest plies to the end among crownings that reach a loss for
+    /// the opponent (a win for the mover), if any.
+    best_loss: Option<u32>,
+    /// The most plies to the end among crownings that reach a win for the
+    /// opponent.
+    worst_win: u32,
+    /// Whether every crowning reaches a win for the opponent (none draws
+    /// or wins for the mover).
+    can_lose: bool,
+}
+
+/// The initial state of a capture position: its value, resolved through
+/// the capture, settled at once.
+fn capture_initial(value: TableValue, entry: u64) -> Initial {
+    let (state, queue) = match (value.wdl, value.distance) {
+        (Wdl::Draw, _) => (STATE_DRAWN, None),
+        (wdl, d) => {
+            // WLD tables keep no distance: a capture position is
+            // one ply from settled values.
+            let level = d.map_or(1, u32::from);
+            let (level, code) = if wdl == Wdl::Win {
+                (level.max(1), win_code(level.max(1)))
+            } else {
+                (level, loss_code(level))
+            };
+            (code, Some((level, entry)))
+        }
+    };
+    Initial {
+        state,
+        counter: 0,
+        exit: EXIT_CAPTURE,
+        candidate: 0,
+        queue,
+    }
+}
+
 /// Locks the queue; a worker that panicked has already failed the run, so
 /// a poisoned lock is taken as it is.
 fn lock(queue: &Mutex<LevelQueue>) -> MutexGuard<'_, LevelQueue> {
@@ -226,27 +268,7 @@ impl<'a> Solver<'a> {
         if pos.has_capture() {
             pos.generate_moves(moves);
             let value: TableValue = self.tb.probe_capture(&pos, moves)?;
-            let (state, queue) = match (value.wdl, value.distance) {
-                (Wdl::Draw, _) => (STATE_DRAWN, None),
-                (wdl, d) => {
-                    // WLD tables keep no distance: a capture position is
-                    // one ply from settled values.
-                    let level = d.map_or(1, u32::from);
-                    let (level, code) = if wdl == Wdl::Win {
-                        (level.max(1), win_code(level.max(1)))
-                    } else {
-                        (level, loss_code(level))
-                    };
-                    (code, Some((level, entry)))
-                }
-            };
-            return Ok(Initial {
-                state,
-                counter: 0,
-                exit: EXIT_CAPTURE,
-                candidate: 0,
-                queue,
-            });
+            return Ok(capture_initial(value, entry));
         }
         let quiet = pos.quiet_move_count() as u32;
         if quiet == 0 {
@@ -258,36 +280,12 @@ impl<'a> Solver<'a> {
                 queue: Some((0, entry)),
             });
         }
-        let mut inside = quiet;
-        let mut best_exit_win: Option<u32> = None;
-        let mut worst_exit: u32 = 0;
-        let mut can_lose = true;
-        // Only White men next to the crowning row (squares 6-10) can leave
-        // the material by a quiet move; list moves only then.
-        if !(pos.men(Color::White) & NEXT_TO_CROWNING).is_empty() {
-            pos.generate_moves(moves);
-        } else {
-            moves.clear();
-        }
-        for mv in moves.iter() {
-            if !pos.is_crowning(mv) {
-                continue;
-            }
-            inside -= 1;
-            let view = self.exit_view(s.class, &pos.play(mv))?;
-            match view.wdl {
-                Wdl::Loss => {
-                    best_exit_win = Some(best_exit_win.map_or(view.plies, |b| b.min(view.plies)));
-                    can_lose = false;
-                }
-                Wdl::Draw => can_lose = false,
-                Wdl::Win => worst_exit = worst_exit.max(view.plies),
-            }
-        }
+        let exits = self.crowning_exits(s.class, &pos, moves)?;
+        let inside = quiet - exits.crownings;
         let counter =
             u8::try_from(inside).map_err(|_| GenError::Internal("more than 255 moves".into()))?;
-        let exit = if can_lose {
-            u8::try_from(worst_exit)
+        let exit = if exits.can_lose {
+            u8::try_from(exits.worst_win)
                 .unwrap_or(EXIT_CAPTURE - 1)
                 .min(EXIT_CAPTURE - 1)
         } else {
@@ -300,14 +298,14 @@ impl<'a> Solver<'a> {
             candidate: 0,
             queue: None,
         };
-        if let Some(w) = best_exit_win {
+        if let Some(w) = exits.best_loss {
             if ((w + 1) as usize) < FIRST_UNSCANNABLE {
                 init.candidate = (w + 1) as u8;
             }
             init.queue = Some((w + 1, entry | CANDIDATE));
-        } else if inside == 0 && can_lose {
+        } else if inside == 0 && exits.can_lose {
             // Every move crowns into a position won for the opponent.
-            let level = worst_exit + 1;
+            let level = exits.worst_win + 1;
             if self.cap(side, &pos).is_some_and(|c| level > c) {
                 init.state = STATE_DRAWN;
             } else {
@@ -316,6 +314,42 @@ impl<'a> Solver<'a> {
             }
         }
         Ok(init)
+    }
+
+    /// The quiet moves of `pos` that leave the material (a White man
+    /// crowning) and the values they reach.
+    fn crowning_exits(
+        &self,
+        class: Option<CountedEnding>,
+        pos: &Position,
+        moves: &mut Vec<Move>,
+    ) -> Result<CrowningExits, GenError> {
+        let mut exits = CrowningExits {
+            crownings: 0,
+            best_loss: None,
+            worst_win: 0,
+            can_lose: true,
+        };
+        // Only White men next to the crowning row (squares 6-10) can leave
+        // the material by a quiet move; list moves only then.
+        if (pos.men(Color::White) & NEXT_TO_CROWNING).is_empty() {
+            return Ok(exits);
+        }
+        pos.generate_moves(moves);
+        for mv in moves.iter().filter(|mv| pos.is_crowning(mv)) {
+            exits.crownings += 1;
+            let view = self.exit_view(class, &pos.play(mv))?;
+            match view.wdl {
+                Wdl::Loss => {
+                    exits.best_loss =
+                        Some(exits.best_loss.map_or(view.plies, |b| b.min(view.plies)));
+                    exits.can_lose = false;
+                }
+                Wdl::Draw => exits.can_lose = false,
+                Wdl::Win => exits.worst_win = exits.worst_win.max(view.plies),
+            }
+        }
+        Ok(exits)
     }
 
     /// The initial pass over both sides: fills the cells and `queue`.
