@@ -121,6 +121,9 @@ struct Part {
     step_count: usize,
 }
 
+/// Nodes of a big slice a task examines or stores at once.
+const BIG_CHUNK: usize = 1 << 14;
+
 /// The stored ranges of one slice, one or two, kept on the stack (a slice
 /// of a pair with few kings holds a handful of positions, so what a slice
 /// costs on its own counts).
@@ -401,44 +404,88 @@ impl SliceSolver<'_> {
     /// [`SliceSolver::solve`]: outside the counted endings a result does
     /// not depend on the order in which values settle.
     pub(crate) fn solve_big(&self, slice: &Slice, progress: &Progress) -> Result<u64, GenError> {
-        const CHUNK: usize = 1 << 14;
         let parts = self.parts(slice)?;
         let n = self.node_count(&parts)?;
         let cells: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(0)).collect();
-        // Seeds at level 1 are marked by their DTC byte until their wave.
-        let level_one: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+        let (wave, later) = self.examine_big(&parts, &cells, progress)?;
+        let past_limit = self.propagate_big(&parts, &cells, wave, later);
+        past_limit.par_iter().for_each(|&p| {
+            let cell = &cells[p as usize];
+            cell.store(
+                with_state(cell.load(Ordering::Relaxed), NODE_DRAWN),
+                Ordering::Relaxed,
+            );
+        });
         cells
-            .par_chunks(CHUNK)
+            .par_chunks(BIG_CHUNK)
             .enumerate()
-            .try_for_each_init(Vec::new, |moves, (c, chunk)| {
-                let first = c * CHUNK;
-                self.for_each_node(&parts, first..first + chunk.len(), |node, kings| {
+            .try_for_each(|(c, chunk)| {
+                let first = c * BIG_CHUNK;
+                self.store_nodes(&parts, first..first + chunk.len(), |node| {
+                    chunk[node - first].load(Ordering::Relaxed)
+                })?;
+                progress.advance(chunk.len() as u64 - chunk.len() as u64 / 2);
+                Ok::<(), GenError>(())
+            })?;
+        Ok(n as u64)
+    }
+
+    /// The first pass of a big slice: every node examined into its cell,
+    /// in parallel. Returns the nodes settled at level 0 (the first wave)
+    /// and those settled at level 1 (added to the wave after the first
+    /// propagation step).
+    fn examine_big(
+        &self,
+        parts: &[Part],
+        cells: &[AtomicU16],
+        progress: &Progress,
+    ) -> Result<(Vec<u32>, Vec<u32>), GenError> {
+        // Seeds at level 1 are marked by their level until their wave.
+        let seed_level: Vec<AtomicU8> = (0..cells.len()).map(|_| AtomicU8::new(0)).collect();
+        cells.par_chunks(BIG_CHUNK).enumerate().try_for_each_init(
+            Vec::new,
+            |moves, (c, chunk)| {
+                let first = c * BIG_CHUNK;
+                self.for_each_node(parts, first..first + chunk.len(), |node, kings| {
                     let cell = &chunk[node - first];
-                    let init = self.examine_node(&parts, node, kings, moves)?;
+                    let init = self.examine_node(parts, node, kings, moves)?;
                     cell.store(cell_of(&init), Ordering::Relaxed);
                     if matches!(init.state, NODE_WON | NODE_LOST) {
-                        self.store_dtc(&parts, node, u32::from(init.level));
-                        level_one[node].store(init.level, Ordering::Relaxed);
+                        self.store_dtc(parts, node, u32::from(init.level));
+                        seed_level[node].store(init.level, Ordering::Relaxed);
                     }
                     Ok(())
                 })?;
                 progress.advance(chunk.len() as u64 / 2);
                 Ok::<(), GenError>(())
-            })?;
+            },
+        )?;
         let seeds = |level: u8| -> Vec<u32> {
-            (0..n as u32)
+            (0..cells.len() as u32)
                 .into_par_iter()
                 .filter(|&i| {
                     matches!(
                         state_in(cells[i as usize].load(Ordering::Relaxed)),
                         NODE_WON | NODE_LOST
-                    ) && level_one[i as usize].load(Ordering::Relaxed) == level
+                    ) && seed_level[i as usize].load(Ordering::Relaxed) == level
                 })
                 .collect()
         };
-        let mut wave = seeds(0);
-        let mut later = Some(seeds(1));
-        drop(level_one);
+        Ok((seeds(0), seeds(1)))
+    }
+
+    /// Propagates a big slice's values wave by wave from `wave` (level 0;
+    /// `later` joins after the first step), each wave's predecessors
+    /// settled with atomic updates and their DTC stored. Returns the nodes
+    /// settled past the 25-move rule's limit (drawn under it).
+    fn propagate_big(
+        &self,
+        parts: &[Part],
+        cells: &[AtomicU16],
+        mut wave: Vec<u32>,
+        later: Vec<u32>,
+    ) -> Vec<u32> {
+        let mut later = Some(later);
         let limit = self.level_limit();
         let bound = self.propagation_bound(limit);
         let mut past_limit = Vec::new();
@@ -454,7 +501,7 @@ impl SliceSolver<'_> {
                     let mut preds = [0u32; MAX_PREDECESSORS];
                     for &c in chunk {
                         let lost = state_in(cells[c as usize].load(Ordering::Relaxed)) == NODE_LOST;
-                        let count = self.predecessors(&parts, c as usize, &mut preds);
+                        let count = self.predecessors(parts, c as usize, &mut preds);
                         for &p in &preds[..count] {
                             if settle_predecessor(&cells[p as usize], lost) {
                                 next.push(p);
@@ -466,7 +513,7 @@ impl SliceSolver<'_> {
                 .collect();
             level += 1;
             wave.par_iter()
-                .for_each(|&p| self.store_dtc(&parts, p as usize, level));
+                .for_each(|&p| self.store_dtc(parts, p as usize, level));
             if kings_only::past(limit, level) {
                 past_limit.extend_from_slice(&wave);
             }
@@ -474,25 +521,7 @@ impl SliceSolver<'_> {
                 wave.extend(seeds);
             }
         }
-        past_limit.par_iter().for_each(|&p| {
-            let cell = &cells[p as usize];
-            cell.store(
-                with_state(cell.load(Ordering::Relaxed), NODE_DRAWN),
-                Ordering::Relaxed,
-            );
-        });
-        cells
-            .par_chunks(CHUNK)
-            .enumerate()
-            .try_for_each(|(c, chunk)| {
-                let first = c * CHUNK;
-                self.store_nodes(&parts, first..first + chunk.len(), |node| {
-                    chunk[node - first].load(Ordering::Relaxed)
-                })?;
-                progress.advance(chunk.len() as u64 - chunk.len() as u64 / 2);
-                Ok::<(), GenError>(())
-            })?;
-        Ok(n as u64)
+        past_limit
     }
 
     /// The last level at which a node may settle: the 25-move rule's
