@@ -234,20 +234,22 @@ fn check_header(
     rule_set: RuleSet,
     expected: ValueKind,
 ) -> Result<(), ProbeError> {
+    let Some(mismatch) = header.mismatch(material, rule_set, expected) else {
+        return Ok(());
+    };
     let path = path.to_path_buf();
-    match header.mismatch(material, rule_set, expected) {
-        None => Ok(()),
-        Some(HeaderMismatch::Material(found)) => Err(ProbeError::WrongMaterial {
+    match mismatch {
+        HeaderMismatch::Material(found) => Err(ProbeError::WrongMaterial {
             path,
             expected: material,
             found,
         }),
-        Some(HeaderMismatch::RuleSet(found)) => Err(ProbeError::RuleSetMismatch {
+        HeaderMismatch::RuleSet(found) => Err(ProbeError::RuleSetMismatch {
             path,
             expected: rule_set,
             found,
         }),
-        Some(mismatch) => Err(ProbeError::Corrupted {
+        mismatch => Err(ProbeError::Corrupted {
             path,
             source: FormatError::Corrupt(format!("{material}: {mismatch}")),
         }),
