@@ -258,22 +258,7 @@ pub(crate) fn run(
     };
     if is_done(options, unit) {
         report.already_done = true;
-        let dir = rule_dir(options);
-        match (unit.kind, unit.material) {
-            (UnitKind::Assemble | UnitKind::Solve, Some(pair))
-                if options.dtc && options.compact_dtc =>
-            {
-                // DTC files written before they were made compact, or by a
-                // build stopped in between.
-                crate::output::compact_dtc_pair(&dir, pair, options.rule_set)?;
-            }
-            _ => {}
-        }
-        if let (UnitKind::Assemble, Some(pair)) = (unit.kind, unit.material) {
-            // A build stopped between writing the tables and removing the
-            // groups' files leaves those files behind.
-            remove_group_files(&dir, pair)?;
-        }
+        tidy_finished(options, unit)?;
         return Ok(report);
     }
     match (unit.kind, unit.material) {
@@ -317,6 +302,26 @@ pub(crate) fn run(
     }
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// What a finished unit may still leave to do after a build stopped at
+/// the wrong moment: DTC files to make compact (written before they were,
+/// or by a build stopped in between), and an assembled pair's group files
+/// to remove (a build stopped between writing the tables and removing
+/// them).
+fn tidy_finished(options: &GenOptions, unit: &Unit) -> Result<(), GenError> {
+    let dir = rule_dir(options);
+    let Some(pair) = unit.material else {
+        return Ok(());
+    };
+    let pair_files = matches!(unit.kind, UnitKind::Assemble | UnitKind::Solve);
+    if pair_files && options.dtc && options.compact_dtc {
+        crate::output::compact_dtc_pair(&dir, pair, options.rule_set)?;
+    }
+    if unit.kind == UnitKind::Assemble {
+        remove_group_files(&dir, pair)?;
+    }
+    Ok(())
 }
 
 /// One group unit being run: the group it solves and the one it reads.
