@@ -149,8 +149,12 @@ report() {
     [ -e "$work/done.sample" ] && echo "sample: $(grep -E 'checked|^exit' "$work/dtc.sample.txt" | tail -n 2 | tr '\n' ' ')"
     [ -e "$work/done.games" ] && echo "games: $(grep -E ' games, |^exit' "$work/dtc.games.txt" | tr '\n' ' ')"
     [ -e "$work/done.compare" ] && echo "compare: $(tr '\n' ' ' < "$work/compare.txt")"
-    local failed
-    failed=$(grep -L '^exit 0$' "$work"/verify/*.txt 2>/dev/null)
+    # A pair's check counts once it is done (the one running has no verdict yet).
+    local failed='' done
+    for done in "$work"/verify/*.done; do
+        [ -e "$done" ] || continue
+        grep -q '^exit 0$' "${done%.done}.txt" || failed="$failed ${done%.done}.txt"
+    done
     echo "pairs verified: $(ls "$work"/verify/*.done 2>/dev/null | wc -l); not passed: ${failed:-none}"
 }
 
