@@ -20,6 +20,8 @@
 # Every command runs under `/usr/bin/time -v` into WORK/times/STEP.STAMP,
 # one file per sitting; `report` adds them up (core-seconds are user plus
 # system time; wall time means something only where nothing else ran).
+# A pair's check stopped by a signal starts again at its next sitting;
+# its time then lies in WORK/times/aborted, outside the sums.
 # DTB_RUNS_PIECES=N runs the same steps up to N pieces instead (a smoke
 # test: 4 takes minutes); DTB_RUNS_TARGET is where step 4 builds its test
 # (default WORK/target).
@@ -42,6 +44,13 @@ timed() {
     shift
     mkdir -p "$work/times"
     nice -n 19 /usr/bin/time -v -o "$work/times/$step.$(date +%Y%m%d-%H%M%S)" "$@"
+}
+
+# set_aside_times STEP: the measurements of STEP move to WORK/times/aborted
+# (work that was lost, so that `report` leaves it out of its sums).
+set_aside_times() {
+    mkdir -p "$work/times/aborted"
+    mv "$work/times/$1".* "$work/times/aborted/" 2> /dev/null || true
 }
 
 # The pairs of PIECES pieces in WORK/dtc, one name each (the smaller
@@ -114,7 +123,14 @@ run() {
         log "dtb verify $names"
         # shellcheck disable=SC2086 # one or two material names
         timed "verify-$key" "$bin" verify --dir "$work/dtc" --quiet $names > "$work/verify/$key.txt" 2>&1
-        echo "exit $?" >> "$work/verify/$key.txt"
+        local status=$?
+        if [ "$status" -ge 128 ]; then
+            # Stopped by a signal: the pair is checked again from the
+            # start next time, so the time it spent does not count.
+            set_aside_times "verify-$key"
+            return 1
+        fi
+        echo "exit $status" >> "$work/verify/$key.txt"
         touch "$work/verify/$key.done"
     done < <(six_piece_pairs)
     log "all done"
