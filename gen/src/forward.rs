@@ -82,6 +82,18 @@ impl Tally {
         check.mismatches = mismatches;
     }
 
+    /// Adds `other`'s counts and first mismatches to this one's.
+    fn add(&self, other: &Tally) {
+        self.checked
+            .fetch_add(other.checked.load(Ordering::Relaxed), Ordering::Relaxed);
+        let mut theirs = other.kept.lock().expect("no panics while held").clone();
+        self.found.fetch_add(
+            other.found.load(Ordering::Relaxed) - theirs.len() as u64,
+            Ordering::Relaxed,
+        );
+        self.record(0, &mut theirs);
+    }
+
     fn record(&self, checked: u64, mismatches: &mut Vec<Mismatch>) {
         self.checked.fetch_add(checked, Ordering::Relaxed);
         if mismatches.is_empty() {
@@ -115,6 +127,9 @@ struct PairSide {
     /// Whether its capture positions hold their resolved values although
     /// `capture` does not flag them ([`Holding::InPlace`]).
     in_place: bool,
+    /// The side's check (values, DTC), where it was done while its DTC
+    /// was derived from its moves (see [`PairCheck::derive_dtc`]).
+    checked_early: Option<(Tally, Tally)>,
 }
 
 /// How the tables of a pair are held for its check.
@@ -181,6 +196,67 @@ impl PairSide {
         ))
     }
 
+    /// The stored code of position `i` (see [`ResolvedTable::code_at`])
+    /// and its DTC byte, if the side's DTC values are there.
+    #[inline]
+    fn read(&self, i: u64) -> Result<(u8, Option<u8>), GenError> {
+        let local = self.table.local(i)?;
+        let dtc = match &self.dtc {
+            Some(dtc) => Some(*dtc.get(local).ok_or_else(|| self.not_resolved(i))?),
+            None => None,
+        };
+        Ok((self.table.code_at(local), dtc))
+    }
+
+    /// [`PairSide::read`] of every position of `indices`, into `out`, in
+    /// one tight loop before any is used. Successors fall anywhere in
+    /// tables larger than the caches; read together, many of them are in
+    /// flight at once instead of one after the other.
+    fn gather(&self, indices: &[u64], out: &mut Vec<(u8, Option<u8>)>) -> Result<(), GenError> {
+        out.clear();
+        match (self.table.is_whole(), &self.dtc) {
+            // The loops that matter: no call, no branch but the bound's.
+            (true, Some(dtc)) => out.extend(indices.iter().map(|&i| {
+                let i = i as usize;
+                (self.table.code_at(i), dtc.get(i).copied())
+            })),
+            (true, None) => out.extend(
+                indices
+                    .iter()
+                    .map(|&i| (self.table.code_at(i as usize), None)),
+            ),
+            (false, _) => {
+                for &i in indices {
+                    out.push(self.read(i)?);
+                }
+                return Ok(());
+            }
+        }
+        match out
+            .iter()
+            .zip(indices)
+            .find(|((_, dtc), _)| self.dtc.is_some() && dtc.is_none())
+        {
+            Some((_, &i)) => Err(self.not_resolved(i)),
+            None => Ok(()),
+        }
+    }
+
+    /// Starts reading the values (and DTC bytes) of positions `indices`
+    /// into the caches, where the whole table is held (a window's
+    /// positions are found by a search, not worth doing twice).
+    fn prefetch(&self, indices: &[u64]) {
+        if !self.table.is_whole() {
+            return;
+        }
+        for &i in indices {
+            self.table.prefetch(i as usize);
+            if let Some(dtc) = &self.dtc {
+                crate::resolved::prefetch(dtc, i as usize);
+            }
+        }
+    }
+
     /// The DTC byte of position `i`, if the side's DTC values are there.
     #[inline]
     fn dtc_byte(&self, i: u64) -> Result<Option<u8>, GenError> {
@@ -241,6 +317,7 @@ impl PairCheck {
                     dtc_from_mirror,
                     checked: None,
                     in_place,
+                    checked_early: None,
                 });
             }
             let (table, flags) = resolved.resolve(m, with_dtc)?;
@@ -252,6 +329,7 @@ impl PairCheck {
                 dtc_from_mirror,
                 checked: None,
                 in_place: false,
+                checked_early: None,
             })
         };
         let mut sides = vec![side(material, own_dtc)?];
@@ -310,6 +388,7 @@ impl PairCheck {
                 dtc_from_mirror,
                 checked: Some(checked),
                 in_place: false,
+                checked_early: None,
             });
         }
         Ok(PairCheck {
@@ -340,10 +419,15 @@ impl PairCheck {
     /// mirror's, as the prober does: at each decided position the best
     /// over its moves. The mirror's values are then checked against them,
     /// which checks both: the DTC is the one solution of these equations.
+    ///
+    /// The side's own check (of the positions `keep` accepts) is done on
+    /// the way, from the same successors, and kept for [`PairCheck::check`]:
+    /// its positions are walked once, not twice.
     pub(crate) fn derive_dtc(
         &mut self,
         tb: &Tablebase,
         resolved: &ResolvedTables,
+        keep: &(dyn Fn(u64) -> bool + Sync),
     ) -> Result<(), GenError> {
         // A sample check (tables decoded, not resolved) finds the values
         // it needs one by one instead, and so does the check of one slice
@@ -371,13 +455,19 @@ impl PairCheck {
             ));
         }
         let count = walk.own.table.index.count();
+        let (values, dtcs) = (Tally::default(), Tally::default());
         let chunks: Vec<Vec<u8>> = (0..count.div_ceil(CHUNK))
             .into_par_iter()
             .map_init(Walker::default, |walker, c| {
-                walker.derive_chunk(&walk, c * CHUNK..((c + 1) * CHUNK).min(count))
+                let range = c * CHUNK..((c + 1) * CHUNK).min(count);
+                let derived = walker.derive_and_check_chunk(&walk, range, keep)?;
+                values.record(walker.checked, &mut walker.value_mismatches);
+                dtcs.record(walker.dtc_checked, &mut walker.dtc_mismatches);
+                Ok(derived)
             })
             .collect::<Result<_, GenError>>()?;
         self.sides[k].dtc = Some(chunks.concat());
+        self.sides[k].checked_early = Some((values, dtcs));
         Ok(())
     }
 
@@ -415,6 +505,12 @@ impl PairCheck {
             own: self.side(material),
             mirror: self.side(material.mirrored()),
         };
+        if let Some((values, dtcs)) = &walk.own.checked_early {
+            tallies.0.add(values);
+            tallies.1.add(dtcs);
+            progress.advance(walk.own.table.index.count());
+            return Ok(());
+        }
         let check_range = |walker: &mut Walker, range: Range<u64>| -> Result<(), GenError> {
             let positions = range.end - range.start;
             walker.check_chunk(&walk, range, keep)?;
@@ -469,10 +565,22 @@ struct Walk<'a> {
     mirror: &'a PairSide,
 }
 
+impl Walk<'_> {
+    /// Whether a king move's successor is one read of the mirror's values
+    /// (and DTC): where its captures are resolved, or where the values
+    /// were resolved in place and no DTC is checked (a successor is then
+    /// read as it is, capture or not).
+    #[inline]
+    fn reads_king_moves_directly(&self) -> bool {
+        self.mirror.capture.is_some() || (self.own.values_alone() && self.mirror.values_alone())
+    }
+}
+
 /// A position seen from its king moves' successors: the mirror's frame
 /// (the board turned, colours swapped), where the moving White king is a
 /// Black king and nothing else changes, so that a successor's index is
 /// the men's part, fixed, plus the rank of the kings.
+#[derive(Clone, Copy, Default)]
 struct MirrorFrame {
     /// The index of the position's men in the mirror, times the king
     /// placements per placement of the men.
@@ -555,7 +663,7 @@ impl Successor {
     /// The successor of `material` whose table value is `value`, as the
     /// position under check sees it; `dtc` gives the DTC through the move
     /// from the successor's fresh result.
-    #[inline]
+    #[inline(always)]
     fn new(
         walk: &Walk<'_>,
         material: Material,
@@ -581,17 +689,34 @@ fn derive_one(walk: &Walk<'_>, i: u64) -> Result<u8, GenError> {
         mirror: walk.own,
         ..*walk
     };
-    let values = Walker::default().derive_chunk(&turned, i..i + 1)?;
+    let values = Walker::default().derive_and_check_chunk(&turned, i..i + 1, &|_| false)?;
     Ok(values[0])
+}
+
+/// A position prepared for its check (see [`Walker::prepare_ahead`]).
+#[derive(Default)]
+struct Prepared {
+    /// Its index in its table.
+    i: u64,
+    pos: Option<Position>,
+    moves: Vec<Move>,
+    frame: MirrorFrame,
+    /// The mirror's indices of the successors of the king moves read
+    /// directly (see [`Walk::reads_king_moves_directly`]), in move order.
+    direct: Vec<u64>,
 }
 
 /// One worker's buffers and counts.
 #[derive(Default)]
 struct Walker {
     cursor: UnrankCursor,
-    moves: Vec<Move>,
+    /// The position being checked, and the next one.
+    now: Prepared,
+    ahead: Prepared,
     captures: Vec<Move>,
     successors: Vec<Successor>,
+    /// What was read at `now.direct` (see [`PairSide::read`]).
+    read: Vec<(u8, Option<u8>)>,
     checked: u64,
     dtc_checked: u64,
     value_mismatches: Vec<Mismatch>,
@@ -607,53 +732,72 @@ impl Walker {
     ) -> Result<(), GenError> {
         self.checked = 0;
         self.dtc_checked = 0;
-        for i in range {
+        let select = |walker: &mut Walker, i: u64| {
             if !keep(i) || walk.own.must_capture(i)? {
-                continue;
+                return Ok(None);
             }
-            let pos = walk.own.table.index.unrank_with(i, &mut self.cursor);
-            if walk.own.capture.is_none() && pos.has_capture() {
-                continue;
-            }
-            self.check_position(walk, i, &pos)?;
-        }
-        Ok(())
+            let pos = walk.own.table.index.unrank_with(i, &mut walker.cursor);
+            Ok((walk.own.capture.is_some() || !pos.has_capture()).then_some(pos))
+        };
+        self.pipelined(walk, range, select, |walker, i, pos| {
+            walker.check_position(walk, i, &pos).map(|_| ())
+        })
     }
 
     /// The DTC values of positions `range` of a side whose file stores
     /// none: what its moves give (1 where it must capture, 0 where it has
-    /// no move or the position is drawn).
-    fn derive_chunk(&mut self, walk: &Walk<'_>, range: Range<u64>) -> Result<Vec<u8>, GenError> {
+    /// no move or the position is drawn). The positions `keep` accepts
+    /// are checked on the way, as [`Walker::check_chunk`] checks them.
+    fn derive_and_check_chunk(
+        &mut self,
+        walk: &Walk<'_>,
+        range: Range<u64>,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Result<Vec<u8>, GenError> {
+        self.checked = 0;
+        self.dtc_checked = 0;
         let class = walk.own.table.material.counted_ending();
-        let mut out = Vec::with_capacity((range.end - range.start) as usize);
-        for i in range {
+        let start = range.start;
+        // 1 where the side to move must capture; the others are set below.
+        let mut out = vec![1u8; (range.end - range.start) as usize];
+        let select = |walker: &mut Walker, i: u64| {
             if walk.own.must_capture(i)? {
-                out.push(1);
-                continue;
+                return Ok(None);
             }
-            let pos = walk.own.table.index.unrank_with(i, &mut self.cursor);
-            if pos.has_capture() {
-                out.push(1);
-                continue;
-            }
-            let fresh = walk
-                .own
-                .table
-                .value(i)?
-                .wdl_with(walk.rule_set, class, None);
-            self.collect_successors(walk, &pos, false)?;
-            let best = match fresh {
-                Wdl::Draw => None,
-                _ => self.best_dtc(fresh).flatten(),
+            let pos = walk.own.table.index.unrank_with(i, &mut walker.cursor);
+            Ok((!pos.has_capture()).then_some(pos))
+        };
+        self.pipelined(walk, range, select, |walker, i, pos| {
+            out[(i - start) as usize] = if keep(i) {
+                walker.check_position(walk, i, &pos)?
+            } else {
+                let fresh = walk
+                    .own
+                    .table
+                    .value(i)?
+                    .wdl_with(walk.rule_set, class, None);
+                walker.collect_successors(walk, false)?;
+                walker.derived_dtc(fresh)
             };
-            out.push(best.map_or(0, format::dtc_byte));
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
 
+    /// The DTC byte that the successors collected give a position of
+    /// result `fresh` (0 for a draw, or where they give none).
+    fn derived_dtc(&self, fresh: Wdl) -> u8 {
+        match fresh {
+            Wdl::Draw => 0,
+            _ => self.best_dtc(fresh).flatten().map_or(0, format::dtc_byte),
+        }
+    }
+
     /// Compares the stored value (and DTC) of position `i` with what its
-    /// moves give.
-    fn check_position(&mut self, walk: &Walk<'_>, i: u64, pos: &Position) -> Result<(), GenError> {
+    /// moves give; returns the DTC byte its moves give (see
+    /// [`Walker::derived_dtc`]) where its side's DTC file stores none,
+    /// else 0.
+    fn check_position(&mut self, walk: &Walk<'_>, i: u64, pos: &Position) -> Result<u8, GenError> {
         let rule_set = walk.rule_set;
         let class = walk.own.table.material.counted_ending();
         let stored = walk.own.table.value(i)?;
@@ -665,10 +809,10 @@ impl Walker {
         // In a WLD table without DTC one lost successor settles the value
         // (a win, whatever the other moves give): the rest are not read.
         let settles_early = class.is_none() && !with_dtc;
-        self.collect_successors(walk, pos, settles_early)?;
+        self.collect_successors(walk, settles_early)?;
         let mut expected =
             value_from_children(rule_set, class, pos, self.successors.iter().map(|s| s.view));
-        if self.held_by_kings_only_rule(walk, pos, expected, settles_early)? {
+        if self.held_by_kings_only_rule(walk, expected, settles_early)? {
             expected = TableValue::DRAW;
         }
         self.checked += 1;
@@ -680,28 +824,30 @@ impl Walker {
             });
         }
         let fresh = stored.wdl_with(rule_set, class, None);
+        let derived = if derives_dtc {
+            self.derived_dtc(fresh)
+        } else {
+            0
+        };
         // A wrong value is reported as such; its DTC means nothing.
         // Where there is no move the DTC is 0 without reading the file.
         if with_dtc && stored == expected && fresh != Wdl::Draw && !self.successors.is_empty() {
-            let dtc = match walk.own.dtc_byte(i)? {
-                Some(dtc) => dtc,
-                None => self.best_dtc(fresh).flatten().map_or(0, format::dtc_byte),
-            };
+            let dtc = walk.own.dtc_byte(i)?.unwrap_or(derived);
             self.check_dtc(dtc, fresh, pos);
         }
-        Ok(())
+        Ok(derived)
     }
 
     /// Whether the 25-move rule holds `expected`, the result the
-    /// successors of `pos` give, to a draw at a fresh count: its DTC over
-    /// them is above the 50 king-only plies (RULES.md). Known only where
+    /// successors of the position prepared give, to a draw at a fresh
+    /// count: its DTC over them is above the 50 king-only plies
+    /// (RULES.md). Known only where
     /// the pair has DTC files (then every successor's DTC is known); if
     /// the successors were cut short at the first lost one
     /// (`settled_early`), all are collected again first.
     fn held_by_kings_only_rule(
         &mut self,
         walk: &Walk<'_>,
-        pos: &Position,
         expected: TableValue,
         settled_early: bool,
     ) -> Result<bool, GenError> {
@@ -714,41 +860,24 @@ impl Walker {
             return Ok(false);
         }
         if settled_early {
-            self.collect_successors(walk, pos, false)?;
+            self.collect_successors(walk, false)?;
         }
         Ok(matches!(self.best_dtc(fresh), Some(Some(d)) if d > limit))
     }
 
-    /// The successors of `pos` into `self.successors`; with
-    /// `settles_early`, only up to the first lost one.
-    fn collect_successors(
-        &mut self,
-        walk: &Walk<'_>,
-        pos: &Position,
-        settles_early: bool,
-    ) -> Result<(), GenError> {
-        let mut moves = std::mem::take(&mut self.moves);
-        pos.generate_moves(&mut moves);
-        self.successors.clear();
-        let frame = MirrorFrame::of(pos, &walk.mirror.table);
-        let resolved = walk.mirror.capture.is_some();
-        // Values resolved in place and no DTC: a king move's successor is
-        // read as it is, capture or not.
-        let values_alone = walk.own.values_alone() && walk.mirror.values_alone();
-        for mv in &moves {
-            let successor = if values_alone && !pos.is_conversion(mv) {
-                let i = frame.king_move_index(mv, &walk.mirror.table);
-                self.king_move_successor(walk, i)?
-            } else if !resolved {
-                self.unresolved_successor(walk, pos, mv, &frame)?
-            } else if pos.is_conversion(mv) && walk.mirror.checked.is_some() {
-                // One slice group: a man move leads into the next group,
-                // whose capture positions were not resolved.
-                self.unresolved_successor(walk, pos, mv, &frame)?
-            } else if pos.is_conversion(mv) {
-                self.conversion_successor(walk, &pos.play(mv))?
-            } else {
-                let i = frame.king_move_index(mv, &walk.mirror.table);
+    /// Prepares position `i`, `pos`, into `self.ahead`: its moves, and
+    /// the mirror's indices of the successors read directly (see
+    /// [`Walk::reads_king_moves_directly`]), whose reads it starts.
+    fn prepare_ahead(&mut self, walk: &Walk<'_>, i: u64, pos: Position) {
+        let slot = &mut self.ahead;
+        slot.i = i;
+        slot.pos = Some(pos);
+        pos.generate_moves(&mut slot.moves);
+        slot.frame = MirrorFrame::of(&pos, &walk.mirror.table);
+        slot.direct.clear();
+        if walk.reads_king_moves_directly() {
+            for mv in slot.moves.iter().filter(|mv| !pos.is_conversion(mv)) {
+                let i = slot.frame.king_move_index(mv, &walk.mirror.table);
                 debug_assert_eq!(
                     i,
                     walk.mirror
@@ -756,16 +885,95 @@ impl Walker {
                         .index
                         .rank(&table_position(&pos.play(mv)).1)
                 );
-                self.king_move_successor(walk, i)?
-            };
-            let lost = successor.view.wdl == Wdl::Loss;
-            self.successors.push(successor);
-            if lost && settles_early {
-                break;
+                slot.direct.push(i);
             }
         }
-        self.moves = moves;
+        walk.mirror.prefetch(&slot.direct);
+    }
+
+    /// Runs `finish` on each position of `range` that `select` gives,
+    /// in order, each prepared (see [`Walker::prepare_ahead`]) while the
+    /// one before it is finished: the reads of a position's successors,
+    /// which fall anywhere in tables larger than the caches, are then on
+    /// their way while the work on the one before goes on.
+    fn pipelined(
+        &mut self,
+        walk: &Walk<'_>,
+        range: Range<u64>,
+        mut select: impl FnMut(&mut Walker, u64) -> Result<Option<Position>, GenError>,
+        mut finish: impl FnMut(&mut Walker, u64, Position) -> Result<(), GenError>,
+    ) -> Result<(), GenError> {
+        let mut holds_ahead = false;
+        for i in range {
+            let Some(pos) = select(self, i)? else {
+                continue;
+            };
+            if holds_ahead {
+                std::mem::swap(&mut self.now, &mut self.ahead);
+            }
+            self.prepare_ahead(walk, i, pos);
+            if holds_ahead {
+                self.finish_now(&mut finish)?;
+            }
+            holds_ahead = true;
+        }
+        if holds_ahead {
+            std::mem::swap(&mut self.now, &mut self.ahead);
+            self.finish_now(&mut finish)?;
+        }
         Ok(())
+    }
+
+    /// `finish` on the position prepared in `self.now`.
+    fn finish_now(
+        &mut self,
+        finish: &mut impl FnMut(&mut Walker, u64, Position) -> Result<(), GenError>,
+    ) -> Result<(), GenError> {
+        match self.now.pos {
+            Some(pos) => finish(self, self.now.i, pos),
+            None => Err(GenError::Internal("no position was prepared".into())),
+        }
+    }
+
+    /// The successors of the position prepared in `self.now` into
+    /// `self.successors`; with `settles_early`, only up to the first
+    /// lost one.
+    fn collect_successors(&mut self, walk: &Walk<'_>, settles_early: bool) -> Result<(), GenError> {
+        let Some(pos) = self.now.pos else {
+            return Err(GenError::Internal("no position was prepared".into()));
+        };
+        let moves = std::mem::take(&mut self.now.moves);
+        let direct = std::mem::take(&mut self.now.direct);
+        let frame = self.now.frame;
+        self.successors.clear();
+        let gathered = walk.mirror.gather(&direct, &mut self.read);
+        let collected = gathered.and_then(|()| {
+            let resolved = walk.mirror.capture.is_some();
+            let mut next_read = 0;
+            for mv in &moves {
+                let successor = if walk.reads_king_moves_directly() && !pos.is_conversion(mv) {
+                    let (i, read) = (direct[next_read], self.read[next_read]);
+                    next_read += 1;
+                    self.king_move_successor(walk, i, read)?
+                } else if !resolved || walk.mirror.checked.is_some() {
+                    // Unresolved, or one slice group: a man move leads
+                    // into the next group, whose capture positions were
+                    // not resolved.
+                    self.unresolved_successor(walk, &pos, mv, &frame)?
+                } else {
+                    self.conversion_successor(walk, &pos.play(mv))?
+                };
+                let lost = successor.view.wdl == Wdl::Loss;
+                self.successors.push(successor);
+                if lost && settles_early {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        self.now.moves = moves;
+        self.now.direct = direct;
+        collected
     }
 
     /// The successor `child`, reached by a conversion (a man move, in
@@ -833,16 +1041,22 @@ impl Walker {
                 (fresh != Wdl::Draw).then_some(1)
             }));
         }
-        self.king_move_successor(walk, i)
+        self.king_move_successor(walk, i, walk.mirror.read(i)?)
     }
 
-    /// The successor at index `i` of the mirror, reached by a king move.
-    #[inline]
-    fn king_move_successor(&self, walk: &Walk<'_>, i: u64) -> Result<Successor, GenError> {
-        let value = walk.mirror.table.value(i)?;
+    /// The successor at index `i` of the mirror, reached by a king move,
+    /// from what [`PairSide::read`] read there.
+    #[inline(always)]
+    fn king_move_successor(
+        &self,
+        walk: &Walk<'_>,
+        i: u64,
+        (code, dtc): (u8, Option<u8>),
+    ) -> Result<Successor, GenError> {
+        let value = walk.mirror.table.decode(code)?;
         let material = walk.mirror.table.material;
         let decided = value.wdl_with(walk.rule_set, material.counted_ending(), None) != Wdl::Draw;
-        let mirror_dtc = match walk.mirror.dtc_byte(i)? {
+        let mirror_dtc = match dtc {
             Some(dtc) => Some(dtc),
             // A sample check finds the few it needs one by one.
             None if decided && walk.mirror.dtc_from_mirror && walk.own.dtc.is_some() => {

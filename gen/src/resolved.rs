@@ -147,6 +147,27 @@ pub(crate) struct PositionFlags {
     pub(crate) no_moves: Vec<u64>,
 }
 
+/// Asks the processor to start loading `bytes[at]` into its caches (if
+/// there is such a byte), to be read soon: a hint, which changes no
+/// result. A no-op on processors other than x86-64.
+#[inline(always)]
+pub(crate) fn prefetch(bytes: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(byte) = bytes.get(at) {
+        // SAFETY: `_mm_prefetch` reads nothing the program sees and cannot
+        // fault (any address may be prefetched; this one is a valid byte
+        // besides); the SSE instructions it needs are part of every
+        // x86-64 processor, so the target feature it requires is there.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (byte as *const u8).cast(),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (bytes, at);
+}
+
 /// Whether bit `i` of `words` is set.
 #[inline]
 pub(crate) fn bit(words: &[u64], i: u64) -> bool {
@@ -157,18 +178,51 @@ impl ResolvedTable {
     /// The value of position `i`, captures resolved.
     #[inline]
     pub(crate) fn value(&self, i: u64) -> Result<TableValue, GenError> {
-        let i = self.local(i)?;
+        self.decode(self.code_at(self.local(i)?))
+    }
+
+    /// The stored code of the `local`-th decoded position (a 2-bit WLD
+    /// code or a distance byte), not yet decoded: a plain read, so that
+    /// a loop of them keeps many memory reads in flight at once.
+    #[inline]
+    pub(crate) fn code_at(&self, local: usize) -> u8 {
+        match self.kind {
+            ValueKind::Wdl => format::wdl_code(&self.values, local),
+            ValueKind::Distance | ValueKind::Dtc => self.values[local],
+        }
+    }
+
+    /// Starts reading the code of the `local`-th decoded position into the
+    /// caches (see [`prefetch`]).
+    #[inline]
+    pub(crate) fn prefetch(&self, local: usize) {
+        match self.kind {
+            ValueKind::Wdl => prefetch(&self.values, local / 4),
+            ValueKind::Distance | ValueKind::Dtc => prefetch(&self.values, local),
+        }
+    }
+
+    /// The value that a code read by [`ResolvedTable::code_at`] stands for.
+    #[inline]
+    pub(crate) fn decode(&self, code: u8) -> Result<TableValue, GenError> {
         Ok(match self.kind {
             ValueKind::Wdl => TableValue {
-                wdl: Wdl::from_code(format::wdl_code(&self.values, i)).ok_or_else(|| {
+                wdl: Wdl::from_code(code).ok_or_else(|| {
                     GenError::Internal(format!("{}: invalid WLD code", self.material))
                 })?,
                 distance: None,
             },
             ValueKind::Distance | ValueKind::Dtc => {
-                TableValue::from_distance(DistanceValue::decode(self.values[i]))
+                TableValue::from_distance(DistanceValue::decode(code))
             }
         })
+    }
+
+    /// Whether every position is decoded (no window): position `i` is then
+    /// the `i`-th.
+    #[inline]
+    pub(crate) fn is_whole(&self) -> bool {
+        self.window.is_none()
     }
 
     /// How many positions are decoded: all, or those of the window.

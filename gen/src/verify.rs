@@ -386,9 +386,9 @@ fn walk(
     let (Some(tb), Some(pair)) = (&run.tb, &mut run.pair) else {
         return Err(GenError::Internal("the pair was loaded above".into()));
     };
-    pair.derive_dtc(tb, &run.resolved)?;
     let sample = options.sample.filter(|&f| f < 1.0);
     let keep = move |i: u64| sample.is_none_or(|f| in_sample(i, f));
+    pair.derive_dtc(tb, &run.resolved, &keep)?;
     let (values, dtcs) = (Tally::default(), Tally::default());
     let count = format::MaterialIndex::new(material).count();
     let progress = Progress::new(&format!("verify {material}"), count, options.quiet);
