@@ -122,6 +122,18 @@ pub fn child_view(
     child: Material,
     value: TableValue,
 ) -> ChildView {
+    child_view_in(rule_set, parent, child.counted_ending(), value)
+}
+
+/// [`child_view`] for a child whose material is in class `child` (its
+/// [`Material::counted_ending`]), for a caller that knows it already.
+#[inline]
+pub fn child_view_in(
+    rule_set: RuleSet,
+    parent: Option<CountedEnding>,
+    child: Option<CountedEnding>,
+    value: TableValue,
+) -> ChildView {
     if value.wdl == Wdl::Draw {
         return ChildView::DRAW;
     }
@@ -129,7 +141,7 @@ pub fn child_view(
         wdl: value.wdl,
         plies: 0,
     };
-    let Some(child_class) = child.counted_ending() else {
+    let Some(child_class) = child else {
         return settled;
     };
     let distance = value.distance.unwrap_or(0) as u32;

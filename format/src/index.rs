@@ -251,9 +251,17 @@ impl MaterialIndex {
     /// `men_placement * king_placements() + king_rank`.
     #[inline]
     pub fn king_rank(&self, men: u64, white_kings: u64, black_kings: u64) -> u64 {
-        let wk_rank = squeezed_rank(white_kings, men);
-        let bk_rank = squeezed_rank(black_kings, men | white_kings);
-        wk_rank * self.black_king_placements + bk_rank
+        squeezed_rank(white_kings, men) * self.black_king_placements
+            + self.black_king_rank(men | white_kings, black_kings)
+    }
+
+    /// The black kings' part of [`MaterialIndex::king_rank`]: their rank
+    /// among the squares that `others` (the men of both colours and the
+    /// white kings, dense) leave free. A walk over the black kings' moves
+    /// keeps the rest of the index as it is and asks only for this.
+    #[inline]
+    pub fn black_king_rank(&self, others: u64, black_kings: u64) -> u64 {
+        squeezed_rank(black_kings, others)
     }
 
     /// The ranks of the king placements that differ only in where one

@@ -28,7 +28,7 @@ mod value;
 mod writer;
 
 pub use draw_counter::{
-    child_view, finish_value, holds_under_kings_only_rule, kings_only_plies_after,
+    child_view, child_view_in, finish_value, holds_under_kings_only_rule, kings_only_plies_after,
     kings_only_rule_applies, move_outcome, plies_available, plies_cap, plies_left_after,
     value_from_children, value_kind, ChildView, MoveOutcome, TableValue, KINGS_ONLY_LIMIT,
 };

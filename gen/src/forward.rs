@@ -33,12 +33,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use format::{
-    child_view, table_position, value_from_children, ChildView, Material, MaterialIndex, RuleSet,
-    TableValue, UnrankCursor, ValueKind, Wdl,
+    child_view_in, table_position, value_from_children, ChildView, Material, MaterialIndex,
+    RuleSet, TableValue, UnrankCursor, ValueKind, Wdl,
 };
 use probe::Tablebase;
 use rayon::prelude::*;
-use rules::{Move, Position};
+use rules::{CountedEnding, Move, Position};
 
 use crate::error::GenError;
 use crate::progress::Progress;
@@ -114,6 +114,9 @@ impl Tally {
 /// `probe_dtc` answers there without reading the file).
 struct PairSide {
     table: ResolvedTable,
+    /// The table's material's counted ending, if any (asked for at every
+    /// successor).
+    class: Option<CountedEnding>,
     /// `None` when the table was only decoded (a sample check): its
     /// capture positions are then found and resolved one by one.
     capture: Option<Vec<u64>>,
@@ -311,6 +314,7 @@ impl PairCheck {
                     resolved.resolve_in_place(&mut table)?;
                 }
                 return Ok(PairSide {
+                    class: m.counted_ending(),
                     table,
                     capture: None,
                     dtc,
@@ -323,6 +327,7 @@ impl PairCheck {
             let (table, flags) = resolved.resolve(m, with_dtc)?;
             let dtc = dtc.map(|bytes| dtc_as_probed(bytes, &flags));
             Ok(PairSide {
+                class: m.counted_ending(),
                 table,
                 capture: Some(flags.capture),
                 dtc,
@@ -382,6 +387,7 @@ impl PairCheck {
             let mut checked = own[s].clone();
             checked.sort_unstable();
             sides.push(PairSide {
+                class: m.counted_ending(),
                 table,
                 capture: Some(flags.capture),
                 dtc,
@@ -583,12 +589,13 @@ impl Walk<'_> {
 #[derive(Clone, Copy, Default)]
 struct MirrorFrame {
     /// The index of the position's men in the mirror, times the king
-    /// placements per placement of the men.
-    men_part: u64,
-    /// Both colours' men, in the mirror's frame (dense masks).
-    men: u64,
-    /// The mirror's White kings (the position's Black kings).
-    white_kings: u64,
+    /// placements per placement of the men, plus the part of the kings'
+    /// rank that the mirror's White kings (the position's Black kings)
+    /// give: what a king move leaves as it is.
+    fixed_part: u64,
+    /// The squares the mirror's Black kings do not take (dense masks):
+    /// the men of both colours and the mirror's White kings.
+    others: u64,
     /// The mirror's Black kings (the position's White kings).
     black_kings: u64,
 }
@@ -604,13 +611,11 @@ impl MirrorFrame {
         let (white_men, white_kings) = (black & !kings, black & kings);
         let (black_men, black_kings) = (white & !kings, white & kings);
         let men = white_men | black_men;
-        let full = mirror
-            .index
-            .rank_masks(white_men, white_kings, black_men, black_kings);
+        let index = &mirror.index;
+        let full = index.rank_masks(white_men, white_kings, black_men, black_kings);
         MirrorFrame {
-            men_part: full - mirror.index.king_rank(men, white_kings, black_kings),
-            men,
-            white_kings,
+            fixed_part: full - index.black_king_rank(men | white_kings, black_kings),
+            others: men | white_kings,
             black_kings,
         }
     }
@@ -620,10 +625,7 @@ impl MirrorFrame {
     fn king_move_index(&self, mv: &Move, mirror: &ResolvedTable) -> u64 {
         let flipped = |sq: rules::Square| 1u64 << (50 - u32::from(sq.number()));
         let black_kings = self.black_kings ^ flipped(mv.from()) ^ flipped(mv.to());
-        self.men_part
-            + mirror
-                .index
-                .king_rank(self.men, self.white_kings, black_kings)
+        self.fixed_part + mirror.index.black_king_rank(self.others, black_kings)
     }
 }
 
@@ -671,10 +673,15 @@ impl Successor {
         dtc: impl FnOnce(Wdl) -> Option<u32>,
     ) -> Successor {
         let rule_set = walk.rule_set;
-        let parent = walk.own.table.material.counted_ending();
-        let fresh = value.wdl_with(rule_set, material.counted_ending(), None);
+        let parent = walk.own.class;
+        let class = if material == walk.mirror.table.material {
+            walk.mirror.class
+        } else {
+            material.counted_ending()
+        };
+        let fresh = value.wdl_with(rule_set, class, None);
         Successor {
-            view: child_view(rule_set, parent, material, value),
+            view: child_view_in(rule_set, parent, class, value),
             fresh,
             dtc: dtc(fresh),
         }
@@ -756,7 +763,7 @@ impl Walker {
     ) -> Result<Vec<u8>, GenError> {
         self.checked = 0;
         self.dtc_checked = 0;
-        let class = walk.own.table.material.counted_ending();
+        let class = walk.own.class;
         let start = range.start;
         // 1 where the side to move must capture; the others are set below.
         let mut out = vec![1u8; (range.end - range.start) as usize];
@@ -799,7 +806,7 @@ impl Walker {
     /// else 0.
     fn check_position(&mut self, walk: &Walk<'_>, i: u64, pos: &Position) -> Result<u8, GenError> {
         let rule_set = walk.rule_set;
-        let class = walk.own.table.material.counted_ending();
+        let class = walk.own.class;
         let stored = walk.own.table.value(i)?;
         // A side whose DTC file stores none, when not derived whole (see
         // `derive_dtc`), has its DTC found here from its moves, as the
@@ -851,7 +858,7 @@ impl Walker {
         expected: TableValue,
         settled_early: bool,
     ) -> Result<bool, GenError> {
-        let class = walk.own.table.material.counted_ending();
+        let class = walk.own.class;
         let Some(limit) = crate::kings_only::level_limit(walk.rule_set, class) else {
             return Ok(false);
         };
@@ -1055,7 +1062,7 @@ impl Walker {
     ) -> Result<Successor, GenError> {
         let value = walk.mirror.table.decode(code)?;
         let material = walk.mirror.table.material;
-        let decided = value.wdl_with(walk.rule_set, material.counted_ending(), None) != Wdl::Draw;
+        let decided = value.wdl_with(walk.rule_set, walk.mirror.class, None) != Wdl::Draw;
         let mirror_dtc = match dtc {
             Some(dtc) => Some(dtc),
             // A sample check finds the few it needs one by one.
