@@ -9,13 +9,13 @@
 #   1. `dtb gen --pieces 6 --dtc` into WORK/dtc (every table up to six
 #      pieces with its DTC file; it resumes per unit);
 #   2. `dtb info --json` of that set (largest DTC, positions above 50);
-#   3. `dtb verify --sample 0.01` of it, tables and DTC files;
-#   4. 2,000 games from random six-piece won positions played by best_move
+#   3. a full `dtb verify` of WORK/dtc (every value and DTC against its
+#      moves), one six-piece pair a process so that it resumes per pair;
+#   4. `dtb verify --sample 0.01` of it, tables and DTC files;
+#   5. 2,000 games from random six-piece won positions played by best_move
 #      (the ignored test of tests/dtc.rs, built into WORK/target);
-#   5. `dtb gen --pieces 6` (WLD only) into WORK/wld;
-#   6. the tables of both builds compared byte for byte;
-#   7. a full `dtb verify` of WORK/dtc (every value and DTC against its
-#      moves), one six-piece pair a process so that it resumes per pair.
+#   6. `dtb gen --pieces 6` (WLD only) into WORK/wld;
+#   7. the tables of both builds compared byte for byte.
 # A step is done once its marker (WORK/done.*, WORK/verify/*.done) exists.
 # Every command runs under `/usr/bin/time -v` into WORK/times/STEP.STAMP,
 # one file per sitting; `report` adds them up (core-seconds are user plus
@@ -88,6 +88,24 @@ run() {
         log "dtb info"
         "$bin" info --dir "$work/dtc" --json > "$work/dtc.info.json" && touch "$work/done.info"
     fi
+    mkdir -p "$work/verify"
+    local names key
+    while read -r names; do
+        key=${names%% *}
+        [ -e "$work/verify/$key.done" ] && continue
+        log "dtb verify $names"
+        # shellcheck disable=SC2086 # one or two material names
+        timed "verify-$key" "$bin" verify --dir "$work/dtc" --quiet $names > "$work/verify/$key.txt" 2>&1
+        local status=$?
+        if [ "$status" -ge 128 ]; then
+            # Stopped by a signal: the pair is checked again from the
+            # start next time, so the time it spent does not count.
+            set_aside_times "verify-$key"
+            return 1
+        fi
+        echo "exit $status" >> "$work/verify/$key.txt"
+        touch "$work/verify/$key.done"
+    done < <(six_piece_pairs)
     if [ ! -e "$work/done.sample" ]; then
         log "dtb verify --sample 0.01"
         timed sample "$bin" verify --dir "$work/dtc" --sample 0.01 --quiet > "$work/dtc.sample.txt" 2>&1
@@ -115,24 +133,6 @@ run() {
         echo "compared $(ls "$work"/dtc/fmjd/*.dtb | wc -l) tables" >> "$work/compare.txt"
         touch "$work/done.compare"
     fi
-    mkdir -p "$work/verify"
-    local names key
-    while read -r names; do
-        key=${names%% *}
-        [ -e "$work/verify/$key.done" ] && continue
-        log "dtb verify $names"
-        # shellcheck disable=SC2086 # one or two material names
-        timed "verify-$key" "$bin" verify --dir "$work/dtc" --quiet $names > "$work/verify/$key.txt" 2>&1
-        local status=$?
-        if [ "$status" -ge 128 ]; then
-            # Stopped by a signal: the pair is checked again from the
-            # start next time, so the time it spent does not count.
-            set_aside_times "verify-$key"
-            return 1
-        fi
-        echo "exit $status" >> "$work/verify/$key.txt"
-        touch "$work/verify/$key.done"
-    done < <(six_piece_pairs)
     log "all done"
 }
 

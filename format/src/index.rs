@@ -231,6 +231,14 @@ impl MaterialIndex {
         black_men: u64,
         black_kings: u64,
     ) -> u64 {
+        self.men_rank(white_men, black_men) * self.king_placements
+            + self.king_rank(white_men | black_men, white_kings, black_kings)
+    }
+
+    /// The rank of a placement of the men (dense masks): the index of a
+    /// position is `men_rank * king_placements() + king_rank`.
+    #[inline]
+    pub fn men_rank(&self, white_men: u64, black_men: u64) -> u64 {
         let wm = self.material.white_men as u32;
         let bm = self.material.black_men as u32;
         let back = white_men >> 45;
@@ -240,10 +248,9 @@ impl MaterialIndex {
         let back_rank = squeezed_rank(back, 0);
         let middle_rank = squeezed_rank(middle, 0);
         let black_rank = squeezed_rank(black_men, white_men & LOW45);
-        let men = self.men_offsets[a as usize]
+        self.men_offsets[a as usize]
             + (back_rank * binomial(40, m) + middle_rank) * binomial(45 - m, bm)
-            + black_rank;
-        men * self.king_placements + self.king_rank(white_men | black_men, white_kings, black_kings)
+            + black_rank
     }
 
     /// The rank of a placement of the kings among the squares the men

@@ -447,13 +447,13 @@ impl PairCheck {
             return Ok(());
         };
         let material = self.sides[k].table.material;
-        let walk = Walk {
+        let walk = Walk::new(
             tb,
             resolved,
-            rule_set: self.rule_set,
-            own: &self.sides[k],
-            mirror: self.side(material.mirrored()),
-        };
+            self.rule_set,
+            &self.sides[k],
+            self.side(material.mirrored()),
+        );
         if walk.mirror.dtc.is_none() {
             return Err(corrupt(
                 material,
@@ -504,13 +504,13 @@ impl PairCheck {
         tallies: (&Tally, &Tally),
         progress: &Progress,
     ) -> Result<(), GenError> {
-        let walk = Walk {
+        let walk = Walk::new(
             tb,
             resolved,
-            rule_set: self.rule_set,
-            own: self.side(material),
-            mirror: self.side(material.mirrored()),
-        };
+            self.rule_set,
+            self.side(material),
+            self.side(material.mirrored()),
+        );
         if let Some((values, dtcs)) = &walk.own.checked_early {
             tallies.0.add(values);
             tallies.1.add(dtcs);
@@ -569,6 +569,60 @@ struct Walk<'a> {
     rule_set: RuleSet,
     own: &'a PairSide,
     mirror: &'a PairSide,
+    /// What each code the mirror's table stores gives a king move into it
+    /// (see [`CodeView`]), looked up instead of worked out per successor.
+    mirror_codes: [CodeView; 256],
+}
+
+/// A successor's value as a stored code gives it, found once per code.
+#[derive(Clone, Copy)]
+struct CodeView {
+    /// Its value as the parent sees it.
+    view: ChildView,
+    /// Its result with a freshly entered count.
+    fresh: Wdl,
+    /// Whether the code is one the table can store.
+    valid: bool,
+}
+
+impl<'a> Walk<'a> {
+    /// The walk over `own`, whose king moves lead into `mirror`.
+    fn new(
+        tb: &'a Tablebase,
+        resolved: &'a ResolvedTables,
+        rule_set: RuleSet,
+        own: &'a PairSide,
+        mirror: &'a PairSide,
+    ) -> Walk<'a> {
+        let invalid = CodeView {
+            view: ChildView::DRAW,
+            fresh: Wdl::Draw,
+            valid: false,
+        };
+        let mut mirror_codes = [invalid; 256];
+        for (code, slot) in (0..=u8::MAX).zip(mirror_codes.iter_mut()) {
+            if let Ok(value) = mirror.table.decode(code) {
+                *slot = CodeView {
+                    view: child_view_in(rule_set, own.class, mirror.class, value),
+                    fresh: value.wdl_with(rule_set, mirror.class, None),
+                    valid: true,
+                };
+            }
+        }
+        Walk {
+            tb,
+            resolved,
+            rule_set,
+            own,
+            mirror,
+            mirror_codes,
+        }
+    }
+
+    /// The walk over the mirror, whose king moves lead into `own`.
+    fn turned(&self) -> Walk<'a> {
+        Walk::new(self.tb, self.resolved, self.rule_set, self.mirror, self.own)
+    }
 }
 
 impl Walk<'_> {
@@ -601,7 +655,10 @@ struct MirrorFrame {
 }
 
 impl MirrorFrame {
-    fn of(pos: &Position, mirror: &ResolvedTable) -> MirrorFrame {
+    /// The frame of `pos` in `mirror`; `men` keeps the rank of the last
+    /// placement of the men asked for (consecutive positions mostly share
+    /// theirs).
+    fn of(pos: &Position, mirror: &ResolvedTable, men: &mut MenRank) -> MirrorFrame {
         use rules::{dense, Color};
         let white = dense::flip(pos.pieces(Color::White).to_dense());
         let black = dense::flip(pos.pieces(Color::Black).to_dense());
@@ -610,12 +667,18 @@ impl MirrorFrame {
         // The mirror's White is the position's Black.
         let (white_men, white_kings) = (black & !kings, black & kings);
         let (black_men, black_kings) = (white & !kings, white & kings);
-        let men = white_men | black_men;
         let index = &mirror.index;
-        let full = index.rank_masks(white_men, white_kings, black_men, black_kings);
+        if men.masks != Some((white_men, black_men)) {
+            *men = MenRank {
+                masks: Some((white_men, black_men)),
+                rank: index.men_rank(white_men, black_men),
+            };
+        }
+        let all_men = white_men | black_men;
         MirrorFrame {
-            fixed_part: full - index.black_king_rank(men | white_kings, black_kings),
-            others: men | white_kings,
+            fixed_part: men.rank * index.king_placements()
+                + index.king_rank(all_men, white_kings, 0),
+            others: all_men | white_kings,
             black_kings,
         }
     }
@@ -627,6 +690,14 @@ impl MirrorFrame {
         let black_kings = self.black_kings ^ flipped(mv.from()) ^ flipped(mv.to());
         self.fixed_part + mirror.index.black_king_rank(self.others, black_kings)
     }
+}
+
+/// The mirror's rank of a placement of the men (see [`MirrorFrame::of`]).
+#[derive(Clone, Copy, Default)]
+struct MenRank {
+    /// The mirror's White and Black men (dense), if any was ranked yet.
+    masks: Option<(u64, u64)>,
+    rank: u64,
 }
 
 /// The DTC values of `material` at the positions `window` holds, and
@@ -691,12 +762,7 @@ impl Successor {
 /// The DTC of position `i` of `walk`'s mirror, whose file stores none,
 /// found from its moves (into `walk`'s own side, whose values are there).
 fn derive_one(walk: &Walk<'_>, i: u64) -> Result<u8, GenError> {
-    let turned = Walk {
-        own: walk.mirror,
-        mirror: walk.own,
-        ..*walk
-    };
-    let values = Walker::default().derive_and_check_chunk(&turned, i..i + 1, &|_| false)?;
+    let values = Walker::default().derive_and_check_chunk(&walk.turned(), i..i + 1, &|_| false)?;
     Ok(values[0])
 }
 
@@ -717,6 +783,7 @@ struct Prepared {
 #[derive(Default)]
 struct Walker {
     cursor: UnrankCursor,
+    men: MenRank,
     /// The position being checked, and the next one.
     now: Prepared,
     ahead: Prepared,
@@ -772,7 +839,7 @@ impl Walker {
                 return Ok(None);
             }
             let pos = walk.own.table.index.unrank_with(i, &mut walker.cursor);
-            Ok((!pos.has_capture()).then_some(pos))
+            Ok((walk.own.capture.is_some() || !pos.has_capture()).then_some(pos))
         };
         self.pipelined(walk, range, select, |walker, i, pos| {
             out[(i - start) as usize] = if keep(i) {
@@ -880,7 +947,7 @@ impl Walker {
         slot.i = i;
         slot.pos = Some(pos);
         pos.generate_moves(&mut slot.moves);
-        slot.frame = MirrorFrame::of(&pos, &walk.mirror.table);
+        slot.frame = MirrorFrame::of(&pos, &walk.mirror.table, &mut self.men);
         slot.direct.clear();
         if walk.reads_king_moves_directly() {
             for mv in slot.moves.iter().filter(|mv| !pos.is_conversion(mv)) {
@@ -1052,7 +1119,8 @@ impl Walker {
     }
 
     /// The successor at index `i` of the mirror, reached by a king move,
-    /// from what [`PairSide::read`] read there.
+    /// from what [`PairSide::read`] read there: as [`Successor::new`]
+    /// finds it, through the code's [`CodeView`].
     #[inline(always)]
     fn king_move_successor(
         &self,
@@ -1060,9 +1128,12 @@ impl Walker {
         i: u64,
         (code, dtc): (u8, Option<u8>),
     ) -> Result<Successor, GenError> {
-        let value = walk.mirror.table.decode(code)?;
-        let material = walk.mirror.table.material;
-        let decided = value.wdl_with(walk.rule_set, walk.mirror.class, None) != Wdl::Draw;
+        let CodeView { view, fresh, valid } = walk.mirror_codes[usize::from(code)];
+        if !valid {
+            // The table's own error for the code.
+            walk.mirror.table.decode(code)?;
+        }
+        let decided = fresh != Wdl::Draw;
         let mirror_dtc = match dtc {
             Some(dtc) => Some(dtc),
             // A sample check finds the few it needs one by one.
@@ -1071,10 +1142,10 @@ impl Walker {
             }
             None => None,
         };
-        Ok(Successor::new(walk, material, value, |fresh| {
-            let dtc = mirror_dtc?;
-            (fresh != Wdl::Draw).then(|| (u32::from(dtc) + 1).min(u32::from(format::DTC_SATURATED)))
-        }))
+        let dtc = mirror_dtc
+            .filter(|_| decided)
+            .map(|dtc| (u32::from(dtc) + 1).min(u32::from(format::DTC_SATURATED)));
+        Ok(Successor { view, fresh, dtc })
     }
 
     /// Compares a stored DTC byte of a decided position (whose value its
