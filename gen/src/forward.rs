@@ -28,6 +28,7 @@
 //! consistent, which a set of positions that should be won but are all
 //! stored as drawn and only lead to each other would also be.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -779,16 +780,25 @@ struct Prepared {
     direct: Vec<u64>,
 }
 
+/// How many positions a walker prepares ahead of the one it checks (see
+/// [`Walker::pipelined`]): enough for their reads to arrive in time.
+const PREPARED_AHEAD: usize = 2;
+
 /// One worker's buffers and counts.
 #[derive(Default)]
 struct Walker {
     cursor: UnrankCursor,
     men: MenRank,
-    /// The position being checked, and the next one.
+    /// The position being checked, the next ones prepared (at most
+    /// [`PREPARED_AHEAD`], oldest first), and buffers to prepare more in.
     now: Prepared,
-    ahead: Prepared,
+    ahead: VecDeque<Prepared>,
+    spare: Vec<Prepared>,
     captures: Vec<Move>,
     successors: Vec<Successor>,
+    /// [`Walker::best_dtc`] of `successors`, once found, and the result
+    /// it was asked for.
+    best: Option<(Wdl, Option<Option<u32>>)>,
     /// What was read at `now.direct` (see [`PairSide::read`]).
     read: Vec<(u8, Option<u8>)>,
     checked: u64,
@@ -860,7 +870,7 @@ impl Walker {
 
     /// The DTC byte that the successors collected give a position of
     /// result `fresh` (0 for a draw, or where they give none).
-    fn derived_dtc(&self, fresh: Wdl) -> u8 {
+    fn derived_dtc(&mut self, fresh: Wdl) -> u8 {
         match fresh {
             Wdl::Draw => 0,
             _ => self.best_dtc(fresh).flatten().map_or(0, format::dtc_byte),
@@ -939,14 +949,16 @@ impl Walker {
         Ok(matches!(self.best_dtc(fresh), Some(Some(d)) if d > limit))
     }
 
-    /// Prepares position `i`, `pos`, into `self.ahead`: its moves, and
-    /// the mirror's indices of the successors read directly (see
-    /// [`Walk::reads_king_moves_directly`]), whose reads it starts.
+    /// Prepares position `i`, `pos`, at the back of `self.ahead`: its
+    /// moves, and the mirror's indices of the successors read directly
+    /// (see [`Walk::reads_king_moves_directly`]), whose reads it starts.
     fn prepare_ahead(&mut self, walk: &Walk<'_>, i: u64, pos: Position) {
-        let slot = &mut self.ahead;
+        let mut slot = self.spare.pop().unwrap_or_default();
         slot.i = i;
         slot.pos = Some(pos);
-        pos.generate_moves(&mut slot.moves);
+        // The walks select positions without a capture only.
+        debug_assert!(!pos.has_capture());
+        pos.generate_quiet_moves(&mut slot.moves);
         slot.frame = MirrorFrame::of(&pos, &walk.mirror.table, &mut self.men);
         slot.direct.clear();
         if walk.reads_king_moves_directly() {
@@ -963,13 +975,15 @@ impl Walker {
             }
         }
         walk.mirror.prefetch(&slot.direct);
+        self.ahead.push_back(slot);
     }
 
     /// Runs `finish` on each position of `range` that `select` gives,
     /// in order, each prepared (see [`Walker::prepare_ahead`]) while the
-    /// one before it is finished: the reads of a position's successors,
-    /// which fall anywhere in tables larger than the caches, are then on
-    /// their way while the work on the one before goes on.
+    /// [`PREPARED_AHEAD`] before it are finished: the reads of a
+    /// position's successors, which fall anywhere in tables larger than
+    /// the caches, are then on their way while the work on those before
+    /// goes on.
     fn pipelined(
         &mut self,
         walk: &Walk<'_>,
@@ -977,25 +991,33 @@ impl Walker {
         mut select: impl FnMut(&mut Walker, u64) -> Result<Option<Position>, GenError>,
         mut finish: impl FnMut(&mut Walker, u64, Position) -> Result<(), GenError>,
     ) -> Result<(), GenError> {
-        let mut holds_ahead = false;
+        // What a failed call left prepared is not finished.
+        self.spare.extend(self.ahead.drain(..));
         for i in range {
             let Some(pos) = select(self, i)? else {
                 continue;
             };
-            if holds_ahead {
-                std::mem::swap(&mut self.now, &mut self.ahead);
-            }
             self.prepare_ahead(walk, i, pos);
-            if holds_ahead {
-                self.finish_now(&mut finish)?;
+            if self.ahead.len() > PREPARED_AHEAD {
+                self.finish_next(&mut finish)?;
             }
-            holds_ahead = true;
         }
-        if holds_ahead {
-            std::mem::swap(&mut self.now, &mut self.ahead);
-            self.finish_now(&mut finish)?;
+        while !self.ahead.is_empty() {
+            self.finish_next(&mut finish)?;
         }
         Ok(())
+    }
+
+    /// `finish` on the oldest position prepared, made `self.now`.
+    fn finish_next(
+        &mut self,
+        finish: &mut impl FnMut(&mut Walker, u64, Position) -> Result<(), GenError>,
+    ) -> Result<(), GenError> {
+        if let Some(next) = self.ahead.pop_front() {
+            let done = std::mem::replace(&mut self.now, next);
+            self.spare.push(done);
+        }
+        self.finish_now(finish)
     }
 
     /// `finish` on the position prepared in `self.now`.
@@ -1020,6 +1042,7 @@ impl Walker {
         let direct = std::mem::take(&mut self.now.direct);
         let frame = self.now.frame;
         self.successors.clear();
+        self.best = None;
         let gathered = walk.mirror.gather(&direct, &mut self.read);
         let collected = gathered.and_then(|()| {
             let resolved = walk.mirror.capture.is_some();
@@ -1064,8 +1087,12 @@ impl Walker {
                 .table
                 .value(walk.mirror.table.index.rank(&normal))?
         } else if material.pieces() == walk.own.table.material.pieces() {
-            // A crowning: the prober reads that table.
-            walk.tb.probe(child)?
+            // A crowning: that table, where it is held resolved, else the
+            // prober reads it.
+            match walk.resolved.held_value(child)? {
+                Some(value) => value,
+                None => walk.tb.probe(child)?,
+            }
         } else {
             return Err(corrupt(material, "reached by a quiet move"));
         };
@@ -1163,7 +1190,23 @@ impl Walker {
     /// the winner's least over the moves that keep the win, the loser's
     /// most over all. `None` when a move that counts has no DTC (a drawn
     /// one, which a confirmed loss cannot have): nothing can be expected.
-    fn best_dtc(&self, fresh: Wdl) -> Option<Option<u32>> {
+    ///
+    /// Asked up to three times a position (the 25-move rule, the check,
+    /// the derived DTC), it is found once: `self.best` keeps it until the
+    /// successors change.
+    fn best_dtc(&mut self, fresh: Wdl) -> Option<Option<u32>> {
+        if let Some((asked, best)) = self.best {
+            if asked == fresh {
+                return best;
+            }
+        }
+        let best = self.best_dtc_over_successors(fresh);
+        self.best = Some((fresh, best));
+        best
+    }
+
+    /// [`Walker::best_dtc`], worked out.
+    fn best_dtc_over_successors(&self, fresh: Wdl) -> Option<Option<u32>> {
         let mut best: Option<u32> = None;
         for s in &self.successors {
             if fresh == Wdl::Win && s.fresh != Wdl::Loss {

@@ -415,6 +415,20 @@ impl ResolvedTables {
             .filter(|t| t.material == material)
     }
 
+    /// The value of `pos` (any side to move) where its table is held here
+    /// whole with its capture positions resolved: what the prober answers
+    /// there, read at once. `None` where it is not so held.
+    pub(crate) fn held_value(&self, pos: &Position) -> Result<Option<TableValue>, GenError> {
+        if self.decoded_only {
+            return Ok(None);
+        }
+        let (material, normal) = table_position(pos);
+        match self.get(material).filter(|t| t.is_whole()) {
+            Some(table) => table.value(table.index.rank(&normal)).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Keeps `table` for the materials whose captures lead to it.
     pub(crate) fn keep(&mut self, table: ResolvedTable) {
         let at = slot(table.material);
@@ -579,7 +593,7 @@ impl ResolvedTables {
                             capture[local / 64] |= 1 << (local % 64);
                             pos.generate_captures(moves);
                             store(kind, values, local, self.capture_value(&pos, moves)?);
-                        } else if no_moves && pos.is_lost_by_no_moves() {
+                        } else if no_moves && pos.quiet_move_count() == 0 {
                             none[local / 64] |= 1 << (local % 64);
                         }
                     }

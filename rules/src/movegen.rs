@@ -378,6 +378,16 @@ impl Position {
         Sides::of(self).push_captures(out);
     }
 
+    /// Appends every legal move to `out` (cleared first) when the side to
+    /// move is known to have no capture (see [`Position::has_capture`]):
+    /// what [`Position::generate_moves`] gives then, without looking for
+    /// captures again. With a capture, `out` holds moves that are not
+    /// legal.
+    pub fn generate_quiet_moves(&self, out: &mut Vec<Move>) {
+        out.clear();
+        Sides::of(self).push_quiet(out);
+    }
+
     /// Every legal move.
     pub fn legal_moves(&self) -> Vec<Move> {
         let mut out = Vec::with_capacity(32);
@@ -461,10 +471,12 @@ mod tests {
     }
 
     /// `generate_captures` lists what `generate_moves` does wherever a
-    /// capture is due, and nothing elsewhere, over a game tree with kings.
+    /// capture is due, and nothing elsewhere, and `generate_quiet_moves`
+    /// what it does wherever none is, over a game tree with kings.
     #[test]
     fn generate_captures_agrees_with_generate_moves() {
-        let (mut all, mut captures, mut checked) = (Vec::new(), Vec::new(), 0);
+        let (mut all, mut captures, mut quiet) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut checked, mut quiet_checked) = (0, 0);
         for fen in [
             "W:WK46,K3,28,33:BK5,K44,22,19,17",
             "B:W31,32,33,K47:B18,19,K2,K40",
@@ -480,6 +492,9 @@ mod tests {
                         checked += 1;
                     } else {
                         assert!(captures.is_empty(), "{p:?}");
+                        p.generate_quiet_moves(&mut quiet);
+                        assert_eq!(quiet, all, "{p:?}");
+                        quiet_checked += 1;
                     }
                     next.extend(all.iter().map(|m| p.play(m)));
                 }
@@ -487,6 +502,7 @@ mod tests {
             }
         }
         assert!(checked > 50, "{checked} capture positions");
+        assert!(quiet_checked > 50, "{quiet_checked} positions without one");
     }
 
     /// The fill finds a king capture exactly where the ray-by-ray walk
