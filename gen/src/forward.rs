@@ -635,6 +635,15 @@ impl Walk<'_> {
     fn reads_king_moves_directly(&self) -> bool {
         self.mirror.capture.is_some() || (self.own.values_alone() && self.mirror.values_alone())
     }
+
+    /// Whether a man move's successor that stays in the pair is one read
+    /// of the mirror's value: where the mirror's captures are resolved and
+    /// the whole mirror is held (in a slice group's check a man move leads
+    /// into the next group, whose capture positions were not resolved).
+    #[inline]
+    fn reads_man_moves_directly(&self) -> bool {
+        self.mirror.capture.is_some() && self.mirror.checked.is_none()
+    }
 }
 
 /// A position seen from its king moves' successors: the mirror's frame
@@ -648,6 +657,15 @@ struct MirrorFrame {
     /// rank that the mirror's White kings (the position's Black kings)
     /// give: what a king move leaves as it is.
     fixed_part: u64,
+    /// The index of the position's men in the mirror, times the king
+    /// placements per placement of the men.
+    men_part: u64,
+    /// The men of both colours (dense masks).
+    men: u64,
+    /// The mirror's Black men (the position's White men).
+    black_men: u64,
+    /// The mirror's White kings (the position's Black kings).
+    white_kings: u64,
     /// The squares the mirror's Black kings do not take (dense masks):
     /// the men of both colours and the mirror's White kings.
     others: u64,
@@ -670,17 +688,73 @@ impl MirrorFrame {
         let (black_men, black_kings) = (white & !kings, white & kings);
         let index = &mirror.index;
         if men.masks != Some((white_men, black_men)) {
-            *men = MenRank {
-                masks: Some((white_men, black_men)),
-                rank: index.men_rank(white_men, black_men),
-            };
+            men.masks = Some((white_men, black_men));
+            men.rank = index.men_rank(white_men, black_men);
+            men.after_man_move.clear();
         }
         let all_men = white_men | black_men;
+        let men_part = men.rank * index.king_placements();
         MirrorFrame {
-            fixed_part: men.rank * index.king_placements()
-                + index.king_rank(all_men, white_kings, 0),
+            fixed_part: men_part + index.king_rank(all_men, white_kings, 0),
+            men_part,
+            men: all_men,
+            black_men,
+            white_kings,
             others: all_men | white_kings,
             black_kings,
+        }
+    }
+
+    /// The mirror's indices of the successors of the king moves among
+    /// `moves` (those `pos.is_conversion` rejects), in move order, into
+    /// `out`: the ranks of one king's moves are found from what the other
+    /// kings give once (see [`MaterialIndex::black_king_move_ranks`]), as
+    /// the moves of a king come one after the other.
+    fn king_move_indices(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        mirror: &ResolvedTable,
+        out: &mut Vec<u64>,
+    ) {
+        let place = |sq: rules::Square| 50 - u32::from(sq.number());
+        let mut from = None;
+        let mut ranks = None;
+        for mv in moves.iter().filter(|mv| !pos.is_conversion(mv)) {
+            if from != Some(mv.from()) || ranks.is_none() {
+                from = Some(mv.from());
+                let others = self.black_kings & !(1u64 << place(mv.from()));
+                ranks = Some(mirror.index.black_king_move_ranks(
+                    self.men,
+                    self.white_kings,
+                    others,
+                ));
+            }
+            if let Some(ranks) = &ranks {
+                out.push(self.men_part + ranks.rank_with(place(mv.to())));
+            }
+        }
+    }
+
+    /// The mirror's indices of the successors of the man moves among
+    /// `moves` that do not crown (they stay in the pair), in move order,
+    /// into `out`; `men` is the cache [`MirrorFrame::of`] was given.
+    fn man_move_indices(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        mirror: &ResolvedTable,
+        men: &mut MenRank,
+        out: &mut Vec<u64>,
+    ) {
+        let bit = |sq: rules::Square| 1u64 << (50 - u32::from(sq.number()));
+        let index = &mirror.index;
+        let white_men = self.men & !self.black_men;
+        for mv in moves.iter().filter(|mv| is_man_step(pos, mv)) {
+            let black_men = self.black_men ^ bit(mv.from()) ^ bit(mv.to());
+            let men_rank = men.after_man_move(index, white_men, black_men);
+            let kings = index.king_rank(white_men | black_men, self.white_kings, self.black_kings);
+            out.push(men_rank * index.king_placements() + kings);
         }
     }
 
@@ -693,12 +767,42 @@ impl MirrorFrame {
     }
 }
 
-/// The mirror's rank of a placement of the men (see [`MirrorFrame::of`]).
-#[derive(Clone, Copy, Default)]
+/// Whether quiet move `mv` of `pos` moves a man without crowning it: its
+/// successor is in the mirror of `pos`'s material.
+#[inline]
+fn is_man_step(pos: &Position, mv: &Move) -> bool {
+    pos.is_conversion(mv) && !pos.is_crowning(mv)
+}
+
+/// The mirror's rank of a placement of the men (see [`MirrorFrame::of`]),
+/// and of those its man moves lead to.
+#[derive(Clone, Default)]
 struct MenRank {
     /// The mirror's White and Black men (dense), if any was ranked yet.
     masks: Option<(u64, u64)>,
     rank: u64,
+    /// The mirror's Black men after a man move of the position, and the
+    /// rank of the men then, as found so far for this placement.
+    after_man_move: Vec<(u64, u64)>,
+}
+
+impl MenRank {
+    /// The mirror's rank of the men `white_men` (those of `masks`) and
+    /// `black_men` (after a man move), found once per placement.
+    fn after_man_move(&mut self, index: &MaterialIndex, white_men: u64, black_men: u64) -> u64 {
+        match self
+            .after_man_move
+            .iter()
+            .find(|(men, _)| *men == black_men)
+        {
+            Some(&(_, rank)) => rank,
+            None => {
+                let rank = index.men_rank(white_men, black_men);
+                self.after_man_move.push((black_men, rank));
+                rank
+            }
+        }
+    }
 }
 
 /// The DTC values of `material` at the positions `window` holds, and
@@ -778,6 +882,10 @@ struct Prepared {
     /// The mirror's indices of the successors of the king moves read
     /// directly (see [`Walk::reads_king_moves_directly`]), in move order.
     direct: Vec<u64>,
+    /// The mirror's indices of the successors of the man moves that do
+    /// not crown, where they are read directly (see
+    /// [`Walk::reads_man_moves_directly`]), in move order.
+    man_steps: Vec<u64>,
 }
 
 /// How many positions a walker prepares ahead of the one it checks (see
@@ -962,19 +1070,35 @@ impl Walker {
         slot.frame = MirrorFrame::of(&pos, &walk.mirror.table, &mut self.men);
         slot.direct.clear();
         if walk.reads_king_moves_directly() {
-            for mv in slot.moves.iter().filter(|mv| !pos.is_conversion(mv)) {
-                let i = slot.frame.king_move_index(mv, &walk.mirror.table);
-                debug_assert_eq!(
-                    i,
-                    walk.mirror
-                        .table
-                        .index
-                        .rank(&table_position(&pos.play(mv)).1)
-                );
-                slot.direct.push(i);
-            }
+            let mirror = &walk.mirror.table;
+            slot.frame
+                .king_move_indices(&pos, &slot.moves, mirror, &mut slot.direct);
+            debug_assert!(slot
+                .moves
+                .iter()
+                .filter(|mv| !pos.is_conversion(mv))
+                .zip(&slot.direct)
+                .all(|(mv, &i)| i == mirror.index.rank(&table_position(&pos.play(mv)).1)));
+        }
+        slot.man_steps.clear();
+        if walk.reads_man_moves_directly() {
+            let mirror = &walk.mirror.table;
+            slot.frame.man_move_indices(
+                &pos,
+                &slot.moves,
+                mirror,
+                &mut self.men,
+                &mut slot.man_steps,
+            );
+            debug_assert!(slot
+                .moves
+                .iter()
+                .filter(|mv| is_man_step(&pos, mv))
+                .zip(&slot.man_steps)
+                .all(|(mv, &i)| i == mirror.index.rank(&table_position(&pos.play(mv)).1)));
         }
         walk.mirror.prefetch(&slot.direct);
+        walk.mirror.prefetch(&slot.man_steps);
         self.ahead.push_back(slot);
     }
 
@@ -1040,23 +1164,29 @@ impl Walker {
         };
         let moves = std::mem::take(&mut self.now.moves);
         let direct = std::mem::take(&mut self.now.direct);
+        let man_steps = std::mem::take(&mut self.now.man_steps);
         let frame = self.now.frame;
         self.successors.clear();
         self.best = None;
         let gathered = walk.mirror.gather(&direct, &mut self.read);
         let collected = gathered.and_then(|()| {
-            let resolved = walk.mirror.capture.is_some();
-            let mut next_read = 0;
+            let (mut next_read, mut next_step) = (0, 0);
             for mv in &moves {
                 let successor = if walk.reads_king_moves_directly() && !pos.is_conversion(mv) {
                     let (i, read) = (direct[next_read], self.read[next_read]);
                     next_read += 1;
                     self.king_move_successor(walk, i, read)?
-                } else if !resolved || walk.mirror.checked.is_some() {
+                } else if !walk.reads_man_moves_directly() {
                     // Unresolved, or one slice group: a man move leads
                     // into the next group, whose capture positions were
                     // not resolved.
                     self.unresolved_successor(walk, &pos, mv, &frame)?
+                } else if is_man_step(&pos, mv) {
+                    let i = man_steps[next_step];
+                    next_step += 1;
+                    let material = walk.mirror.table.material;
+                    let value = walk.mirror.table.value(i)?;
+                    Successor::new(walk, material, value, |_| Some(1))
                 } else {
                     self.conversion_successor(walk, &pos.play(mv))?
                 };
@@ -1070,6 +1200,7 @@ impl Walker {
         });
         self.now.moves = moves;
         self.now.direct = direct;
+        self.now.man_steps = man_steps;
         collected
     }
 
