@@ -126,7 +126,12 @@ fn expand(mut squeezed: u64, skip: u64) -> u64 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UnrankCursor {
     valid: bool,
+    /// The placement of the men of the last index (index divided by the
+    /// king placements) and the index divided by the black king
+    /// placements (the men and the white kings).
+    men: u64,
     outer: u64,
+    /// White men, White kings, Black men of the last index (dense).
     masks: [u64; 3],
 }
 
@@ -427,16 +432,27 @@ impl MaterialIndex {
     pub fn unrank_with(&self, index: u64, cursor: &mut UnrankCursor) -> Position {
         debug_assert!(index < self.count);
         let outer = index / self.black_king_placements;
+        let free = 50 - self.material.white_men as u32 - self.material.black_men as u32;
         if !cursor.valid || cursor.outer != outer {
-            let [wm, wk, bm, _] = self.unrank_masks(outer * self.black_king_placements);
-            *cursor = UnrankCursor {
-                valid: true,
-                outer,
-                masks: [wm, wk, bm],
-            };
+            // Where Black has no king, every index is a placement of its
+            // own: the men are kept while they stay.
+            let men = index / self.king_placements;
+            if !cursor.valid || cursor.men != men {
+                let (wm, bm) = self.unrank_men(men);
+                cursor.men = men;
+                cursor.masks = [wm, 0, bm];
+            }
+            let [wm, _, bm] = cursor.masks;
+            let white_rank = (index % self.king_placements) / self.black_king_placements;
+            let white_kings = expand(
+                colex_unrank(white_rank, self.material.white_kings as u32, free),
+                wm | bm,
+            );
+            cursor.masks[1] = white_kings;
+            cursor.outer = outer;
+            cursor.valid = true;
         }
         let [wm, wk, bm] = cursor.masks;
-        let free = 50 - self.material.white_men as u32 - self.material.black_men as u32;
         let black_kings = expand(
             colex_unrank(
                 index % self.black_king_placements,
@@ -454,10 +470,18 @@ impl MaterialIndex {
     #[inline]
     pub fn unrank_masks(&self, index: u64) -> [u64; 4] {
         debug_assert!(index < self.count);
+        let (white_men, black_men) = self.unrank_men(index / self.king_placements);
+        let (white_kings, black_kings) =
+            self.unrank_kings(white_men | black_men, index % self.king_placements);
+        [white_men, white_kings, black_men, black_kings]
+    }
+
+    /// The dense masks `(white men, black men)` of placement `men` of the
+    /// men (an index divided by [`MaterialIndex::king_placements`]).
+    #[inline]
+    fn unrank_men(&self, men: u64) -> (u64, u64) {
         let wm = self.material.white_men as u32;
         let bm = self.material.black_men as u32;
-        let men = index / self.king_placements;
-        let kings = index % self.king_placements;
         let a = (0..6)
             .rev()
             .find(|&a| self.men_offsets[a] <= men && self.men_offsets[a + 1] > men)
@@ -473,8 +497,7 @@ impl MaterialIndex {
         let white_men =
             (colex_unrank(back_rank, a, 5) << 45) | (colex_unrank(middle_rank, m, 40) << 5);
         let black_men = expand(colex_unrank(black_rank, bm, 45 - m), white_men & LOW45);
-        let (white_kings, black_kings) = self.unrank_kings(white_men | black_men, kings);
-        [white_men, white_kings, black_men, black_kings]
+        (white_men, black_men)
     }
 }
 

@@ -175,7 +175,11 @@ fn black_to_move_is_the_flipped_mirror() {
 
 #[test]
 fn unrank_with_cursor_matches_unrank() {
-    for name in ["KK-KK", "KM-KM", "MM-K", "K-K", "KKM-MM"] {
+    // Materials where Black has no king (every index a placement of the
+    // men and White kings of its own) and where White has none too.
+    for name in [
+        "KK-KK", "KM-KM", "MM-K", "K-K", "KKM-MM", "KKMM-M", "MM-MM", "M-KK",
+    ] {
         let m: Material = name.parse().unwrap();
         let index = MaterialIndex::new(m);
         let mut cursor = format::UnrankCursor::default();

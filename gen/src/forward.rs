@@ -28,7 +28,6 @@
 //! consistent, which a set of positions that should be won but are all
 //! stored as drawn and only lead to each other would also be.
 
-use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -892,16 +891,23 @@ struct Prepared {
 /// [`Walker::pipelined`]): enough for their reads to arrive in time.
 const PREPARED_AHEAD: usize = 2;
 
+/// The slots a walker prepares positions in: the one checked, those
+/// prepared ahead, and one to prepare the next in while the one checked
+/// last is no longer needed.
+const SLOTS: usize = PREPARED_AHEAD + 2;
+
 /// One worker's buffers and counts.
 #[derive(Default)]
 struct Walker {
     cursor: UnrankCursor,
     men: MenRank,
-    /// The position being checked, the next ones prepared (at most
-    /// [`PREPARED_AHEAD`], oldest first), and buffers to prepare more in.
-    now: Prepared,
-    ahead: VecDeque<Prepared>,
-    spare: Vec<Prepared>,
+    /// A ring of prepared positions, used in place (a [`Prepared`] holds
+    /// buffers and is too large to move per position): the one being
+    /// checked at `now`, then `ahead` more (at most one past
+    /// [`PREPARED_AHEAD`], the oldest first).
+    slots: [Prepared; SLOTS],
+    now: usize,
+    ahead: usize,
     captures: Vec<Move>,
     successors: Vec<Successor>,
     /// [`Walker::best_dtc`] of `successors`, once found, and the result
@@ -1057,11 +1063,13 @@ impl Walker {
         Ok(matches!(self.best_dtc(fresh), Some(Some(d)) if d > limit))
     }
 
-    /// Prepares position `i`, `pos`, at the back of `self.ahead`: its
-    /// moves, and the mirror's indices of the successors read directly
-    /// (see [`Walk::reads_king_moves_directly`]), whose reads it starts.
+    /// Prepares position `i`, `pos`, in the slot after the last one
+    /// prepared: its moves, and the mirror's indices of the successors
+    /// read directly (see [`Walk::reads_king_moves_directly`]), whose
+    /// reads it starts.
     fn prepare_ahead(&mut self, walk: &Walk<'_>, i: u64, pos: Position) {
-        let mut slot = self.spare.pop().unwrap_or_default();
+        self.ahead += 1;
+        let slot = &mut self.slots[(self.now + self.ahead) % SLOTS];
         slot.i = i;
         slot.pos = Some(pos);
         // The walks select positions without a capture only.
@@ -1099,7 +1107,6 @@ impl Walker {
         }
         walk.mirror.prefetch(&slot.direct);
         walk.mirror.prefetch(&slot.man_steps);
-        self.ahead.push_back(slot);
     }
 
     /// Runs `finish` on each position of `range` that `select` gives,
@@ -1116,56 +1123,66 @@ impl Walker {
         mut finish: impl FnMut(&mut Walker, u64, Position) -> Result<(), GenError>,
     ) -> Result<(), GenError> {
         // What a failed call left prepared is not finished.
-        self.spare.extend(self.ahead.drain(..));
+        self.ahead = 0;
         for i in range {
             let Some(pos) = select(self, i)? else {
                 continue;
             };
             self.prepare_ahead(walk, i, pos);
-            if self.ahead.len() > PREPARED_AHEAD {
+            if self.ahead > PREPARED_AHEAD {
                 self.finish_next(&mut finish)?;
             }
         }
-        while !self.ahead.is_empty() {
+        while self.ahead > 0 {
             self.finish_next(&mut finish)?;
         }
         Ok(())
     }
 
-    /// `finish` on the oldest position prepared, made `self.now`.
+    /// `finish` on the oldest position prepared, made the one checked.
     fn finish_next(
         &mut self,
         finish: &mut impl FnMut(&mut Walker, u64, Position) -> Result<(), GenError>,
     ) -> Result<(), GenError> {
-        if let Some(next) = self.ahead.pop_front() {
-            let done = std::mem::replace(&mut self.now, next);
-            self.spare.push(done);
+        if self.ahead > 0 {
+            self.now = (self.now + 1) % SLOTS;
+            self.ahead -= 1;
         }
         self.finish_now(finish)
     }
 
-    /// `finish` on the position prepared in `self.now`.
+    /// The position being checked, as prepared.
+    fn now(&mut self) -> &mut Prepared {
+        &mut self.slots[self.now]
+    }
+
+    /// `finish` on the position being checked.
     fn finish_now(
         &mut self,
         finish: &mut impl FnMut(&mut Walker, u64, Position) -> Result<(), GenError>,
     ) -> Result<(), GenError> {
-        match self.now.pos {
-            Some(pos) => finish(self, self.now.i, pos),
+        let now = self.now();
+        match now.pos {
+            Some(pos) => {
+                let i = now.i;
+                finish(self, i, pos)
+            }
             None => Err(GenError::Internal("no position was prepared".into())),
         }
     }
 
-    /// The successors of the position prepared in `self.now` into
+    /// The successors of the position being checked into
     /// `self.successors`; with `settles_early`, only up to the first
     /// lost one.
     fn collect_successors(&mut self, walk: &Walk<'_>, settles_early: bool) -> Result<(), GenError> {
-        let Some(pos) = self.now.pos else {
+        let Some(pos) = self.now().pos else {
             return Err(GenError::Internal("no position was prepared".into()));
         };
-        let moves = std::mem::take(&mut self.now.moves);
-        let direct = std::mem::take(&mut self.now.direct);
-        let man_steps = std::mem::take(&mut self.now.man_steps);
-        let frame = self.now.frame;
+        let now = self.now();
+        let moves = std::mem::take(&mut now.moves);
+        let direct = std::mem::take(&mut now.direct);
+        let man_steps = std::mem::take(&mut now.man_steps);
+        let frame = now.frame;
         self.successors.clear();
         self.best = None;
         let gathered = walk.mirror.gather(&direct, &mut self.read);
@@ -1198,9 +1215,10 @@ impl Walker {
             }
             Ok(())
         });
-        self.now.moves = moves;
-        self.now.direct = direct;
-        self.now.man_steps = man_steps;
+        let now = self.now();
+        now.moves = moves;
+        now.direct = direct;
+        now.man_steps = man_steps;
         collected
     }
 
