@@ -13,14 +13,18 @@
 #![allow(clippy::missing_safety_doc)] // the contract of each function is in include/dtb.h
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 
 use probe::{DrawCounts, ProbeError, RuleSet, Storage, Tablebase, TablebaseOptions, Wdl};
 use rules::{Color, Position};
+
+mod egdb;
+mod registry;
+
+pub use egdb::*;
+use registry::{RecentHandle, Registry};
 
 /// Success.
 pub const DTB_OK: c_int = 0;
@@ -62,38 +66,18 @@ pub struct DtbTablebase {
     _opaque: [u8; 0],
 }
 
+thread_local! {
+    static RECENT_TABLEBASE: RefCell<RecentHandle<Tablebase>> = const { RefCell::new(None) };
+}
+
 /// The open tablebases by handle number.
-static HANDLES: RwLock<BTreeMap<usize, Arc<Tablebase>>> = RwLock::new(BTreeMap::new());
-/// The next handle number (starting at 1: a handle is never NULL). Numbers
-/// are never reused, so a closed handle stays unknown.
-static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(1);
+static TABLEBASES: Registry<Tablebase> = Registry::new(&RECENT_TABLEBASE);
 
 const UNKNOWN_HANDLE: &str = "closed or unknown tablebase handle";
 
 /// Registers `tb` under a fresh handle.
 fn register(tb: Tablebase) -> *mut DtbTablebase {
-    let id = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
-    HANDLES
-        .write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(id, Arc::new(tb));
-    std::ptr::without_provenance_mut(id)
-}
-
-/// Bumped by every `dtb_close`, after the handle left the registry: a
-/// thread's cached handle is trusted only while this has not moved.
-static CLOSES: AtomicU64 = AtomicU64::new(0);
-
-/// The handle a thread used last, with the tablebase it stood for and the
-/// value of [`CLOSES`] when it was looked up.
-type RecentHandle = Option<(usize, u64, Arc<Tablebase>)>;
-
-thread_local! {
-    // Probes from one thread nearly always use one handle: keeping it here
-    // spares the registry's lock and a reference count change per call,
-    // both written by every thread. A closed tablebase stays allocated
-    // until the threads that cached it call again (any handle) or exit.
-    static RECENT: RefCell<RecentHandle> = const { RefCell::new(None) };
+    std::ptr::without_provenance_mut(TABLEBASES.register(tb))
 }
 
 /// Runs `f` on the tablebase of a handle; `DTB_ERR_BAD_ARGUMENT` for NULL
@@ -102,48 +86,15 @@ fn with_tablebase<R>(tb: *const DtbTablebase, f: impl FnOnce(&Tablebase) -> R) -
     if tb.is_null() {
         return Err(fail(DTB_ERR_BAD_ARGUMENT, "tablebase is NULL"));
     }
-    let id = tb.addr();
-    let closes = CLOSES.load(Ordering::Acquire);
-    let mut f = Some(f);
-    // The hit runs `f` on the cached tablebase without touching its count.
-    let hit = RECENT
-        .try_with(|r| match &*r.borrow() {
-            Some((h, seen, t)) if *h == id && *seen == closes => f.take().map(|f| f(t)),
-            _ => None,
-        })
-        .ok()
-        .flatten();
-    if let Some(result) = hit {
-        return Ok(result);
-    }
-    let tablebase = lookup(id)?;
-    let _ = RECENT.try_with(|r| *r.borrow_mut() = Some((id, closes, Arc::clone(&tablebase))));
-    let f = f.ok_or(DTB_ERR_INTERNAL)?;
-    Ok(f(&tablebase))
-}
-
-/// The tablebase of handle number `id` in the registry.
-fn lookup(id: usize) -> Result<Arc<Tablebase>, c_int> {
-    HANDLES
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&id)
-        .cloned()
+    TABLEBASES
+        .with(tb.addr(), f)
         .ok_or_else(|| fail(DTB_ERR_BAD_ARGUMENT, UNKNOWN_HANDLE))
 }
 
 /// Removes a handle from the registry; its tablebase is freed when no
 /// running call and no thread's cached handle holds it any more.
 fn unregister(tb: *mut DtbTablebase) -> Option<Arc<Tablebase>> {
-    let removed = HANDLES
-        .write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .remove(&tb.addr());
-    // Every thread's cached handle is checked again at its next call; this
-    // thread's is dropped now.
-    CLOSES.fetch_add(1, Ordering::AcqRel);
-    let _ = RECENT.try_with(|r| r.borrow_mut().take());
-    removed
+    TABLEBASES.unregister(tb.addr())
 }
 
 thread_local! {

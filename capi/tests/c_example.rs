@@ -2,41 +2,14 @@
 //! the static library, runs it on tables built here, and checks every line
 //! it prints against the Rust API.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod common;
 
 use format::{Material, RuleSet};
 use gen::{generate, GenOptions};
 use probe::{DrawCounts, Tablebase, Wdl};
 use rules::Position;
-
-/// `libdtb.a`, built here by a nested cargo in a target folder of its own
-/// (`cargo test` builds only the rlib, and a `libdtb.a` left beside the
-/// test by an earlier `cargo build` may be stale); up to date, this is
-/// quick. Built with the `dev` profile, debug assertions on: 19 s here
-/// where the `release` profile's fat LTO over one codegen unit took 45 s
-/// of this test's minute, and the C interface's behaviour does not depend
-/// on the optimiser.
-fn static_library(root: &Path) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let target = profile_dir.parent().unwrap().join("c-api");
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "draughts-tb-c",
-            "--lib",
-            "--target-dir",
-        ])
-        .arg(&target)
-        .current_dir(root)
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building libdtb.a failed");
-    target.join("debug").join("libdtb.a")
-}
 
 fn wdl_int(w: Wdl) -> i32 {
     match w {
@@ -48,10 +21,7 @@ fn wdl_int(w: Wdl) -> i32 {
 
 #[test]
 fn c_example_agrees_with_the_rust_api() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
+    let root = common::root();
     let dir = tempfile::tempdir().unwrap();
     let names: Vec<Material> = ["KKM-K", "KM-KM"]
         .iter()
@@ -62,7 +32,7 @@ fn c_example_agrees_with_the_rust_api() {
     options.dtc = true;
     generate(&options).unwrap();
     let exe = dir.path().join("probe_example");
-    compile_c(&root, &root.join("examples/c/probe_example.c"), &exe);
+    common::compile(&root.join("examples/c/probe_example.c"), &exe);
 
     let fens = [
         "W:WK46,K47,28:BK5",
@@ -149,27 +119,6 @@ fn kings_only_text(tb: &Tablebase, pos: &Position, dtc: i32) -> String {
     format!("{held}/{dropped}/{best}")
 }
 
-/// Compiles a C program of this test folder against `libdtb.a`.
-fn compile_c(root: &Path, source: &Path, exe: &Path) {
-    let lib = static_library(root);
-    assert!(lib.exists(), "{} not built", lib.display());
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let out = Command::new(&cc)
-        .arg(source)
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(exe)
-        .output()
-        .expect("a C compiler (cc) is needed for this test");
-    assert!(
-        out.status.success(),
-        "cc failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// The first position without a capture from index `from` on.
 fn quiet_position(material: Material, from: u64) -> Position {
     let index = format::MaterialIndex::new(material);
@@ -184,13 +133,10 @@ fn quiet_position(material: Material, from: u64) -> Position {
 /// answering from the others, and answers from the new content.
 #[test]
 fn a_table_cut_short_under_a_c_program_is_an_error_not_a_crash() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
+    let root = common::root();
     let build = tempfile::tempdir().unwrap();
     let exe = build.path().join("truncated_table");
-    compile_c(&root, &root.join("capi/tests/c/truncated_table.c"), &exe);
+    common::compile(&root.join("capi/tests/c/truncated_table.c"), &exe);
     // Mapped with the guard, then read with pread and no guard at all.
     for extra in [None, Some("pread")] {
         let dir = tempfile::tempdir().unwrap();

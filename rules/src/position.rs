@@ -152,6 +152,23 @@ impl Position {
         )
     }
 
+    /// Builds a position from masks in the board's own "ghost" layout
+    /// (square `s` on bit `(s-1) + (s-1)/10`: bits 10, 21, 32 and 43 and
+    /// everything above bit 53 unused), the layout of [`Position::key`]
+    /// and of Kingsrow's `EGDB_BITBOARD`.
+    ///
+    /// # Errors
+    /// Those of [`Position::from_parts`]: a bit off the board, a square
+    /// taken twice, a king of no colour, a man on its crowning row.
+    pub fn from_ghost_masks(
+        side: Color,
+        white: u64,
+        black: u64,
+        kings: u64,
+    ) -> Result<Position, PositionError> {
+        Position::from_parts(side, SquareSet(white), SquareSet(black), SquareSet(kings))
+    }
+
     /// A key for hash tables: White's pieces, Black's pieces and the kings
     /// in the board's own bit layout (bits 0-54; bits 55-63 are always
     /// clear, free for the caller). Two positions with the same side to
