@@ -55,7 +55,8 @@ fn program(source: &str) -> PathBuf {
         .entry(source.to_string())
         .or_insert_with(|| {
             let source = common::root().join(source);
-            let exe = dir.path().join(source.file_stem().unwrap());
+            let name = source.file_name().unwrap().to_str().unwrap();
+            let exe = dir.path().join(format!("{name}.exe"));
             common::compile(&source, &exe);
             exe
         })
@@ -350,7 +351,7 @@ king_of_no_colour 0 told
 white_man_crowning_row 0 told
 black_man_crowning_row 0 told
 ghost_bit 0 told
-high_bit 0 told
+high_bit 0
 bad_color 0 told
 seven_pieces 0
 five_pieces_over_maxpieces 0

@@ -119,6 +119,7 @@ int main(int argc, char **argv) {
     m = messages;
     report("verify", dtb_egdb_verify(db, count_msg, &abort_flag, NULL), m);
     abort_flag = 1;
+    m = messages;
     report("verify_aborted", dtb_egdb_verify(db, count_msg, &abort_flag, NULL) != 0, m);
 
     report("close", dtb_egdb_close(db), messages);
