@@ -148,7 +148,7 @@ fn answers_of(m: Material, stride: u64, expect: &(dyn Fn(&Position) -> i8 + Sync
     let mut out = Vec::new();
     let mut walked = 0u64;
     placements(m, &mut |white, black, kings| {
-        if walked % stride == 0 {
+        if walked.is_multiple_of(stride) {
             for side in [Color::White, Color::Black] {
                 let pos = Position::from_ghost_masks(side, white, black, kings).unwrap();
                 out.push(expect(&pos));
@@ -415,4 +415,52 @@ fn the_cpp_example_reads_like_an_engine_and_agrees() {
         stdout.contains("\tunknown\t"),
         "six pieces are not built: {stdout}"
     );
+}
+
+#[test]
+fn header_constants_match_the_library() {
+    let header = common::root().join("include/dtb_egdb.h");
+    let text = std::fs::read_to_string(header).unwrap();
+    let defines: HashMap<&str, i32> = text
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.strip_prefix("#define DTB_EGDB_")?.split_whitespace();
+            let name = words.next()?;
+            let value = words.next()?.trim_matches(|c| c == '(' || c == ')');
+            Some((name, value.parse().ok()?))
+        })
+        .collect();
+    let library = [
+        ("BLACK", dtb::DTB_EGDB_BLACK),
+        ("WHITE", dtb::DTB_EGDB_WHITE),
+        ("SUBDB_UNAVAILABLE", dtb::DTB_EGDB_SUBDB_UNAVAILABLE),
+        ("NOT_IN_CACHE", dtb::DTB_EGDB_NOT_IN_CACHE),
+        ("UNKNOWN", DTB_EGDB_UNKNOWN),
+        ("WIN", DTB_EGDB_WIN),
+        ("LOSS", DTB_EGDB_LOSS),
+        ("DRAW", DTB_EGDB_DRAW),
+        ("DRAW_OR_LOSS", dtb::DTB_EGDB_DRAW_OR_LOSS),
+        ("WIN_OR_DRAW", dtb::DTB_EGDB_WIN_OR_DRAW),
+        ("MTC_UNKNOWN", dtb::DTB_EGDB_MTC_UNKNOWN),
+        (
+            "MTC_LESS_THAN_THRESHOLD",
+            dtb::DTB_EGDB_MTC_LESS_THAN_THRESHOLD,
+        ),
+        ("MTC_THRESHOLD", dtb::DTB_EGDB_MTC_THRESHOLD),
+        ("WLD_RUNLEN", dtb::DTB_EGDB_WLD_RUNLEN),
+        ("MTC_RUNLEN", dtb::DTB_EGDB_MTC_RUNLEN),
+        ("WLD_HUFFMAN", dtb::DTB_EGDB_WLD_HUFFMAN),
+        ("WLD_TUN_V1", dtb::DTB_EGDB_WLD_TUN_V1),
+        ("WLD_TUN_V2", dtb::DTB_EGDB_WLD_TUN_V2),
+    ];
+    assert_eq!(defines.len(), library.len(), "{defines:?}");
+    for (name, value) in library {
+        assert_eq!(defines.get(name), Some(&value), "DTB_EGDB_{name}");
+    }
+    // The documented codes of Kingsrow's driver.
+    assert_eq!(
+        (DTB_EGDB_UNKNOWN, DTB_EGDB_WIN, DTB_EGDB_LOSS, DTB_EGDB_DRAW),
+        (0, 1, 2, 3)
+    );
+    assert_eq!((dtb::DTB_EGDB_BLACK, dtb::DTB_EGDB_WHITE), (0, 1));
 }

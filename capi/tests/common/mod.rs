@@ -52,7 +52,7 @@ pub fn compile(source: &Path, exe: &Path) {
     let (var, default, standard) = if cpp {
         ("CXX", "c++", "-std=c++17")
     } else {
-        ("CC", "cc", "-std=c11")
+        ("CC", "cc", "-std=gnu11")
     };
     let compiler = std::env::var(var).unwrap_or_else(|_| default.into());
     let out = Command::new(&compiler)
