@@ -23,33 +23,8 @@
 
 use rules::{Color, Position};
 
+use crate::counting::{binomial, placement_counts, PlacementCounts, BINOMIAL};
 use crate::material::Material;
-
-/// `BINOMIAL[n][k]` = n choose k, for n, k <= 64.
-static BINOMIAL: [[u64; 65]; 65] = {
-    let mut t = [[0u64; 65]; 65];
-    let mut n = 0;
-    while n <= 64 {
-        t[n][0] = 1;
-        let mut k = 1;
-        while k <= n {
-            t[n][k] = t[n - 1][k - 1].saturating_add(if k < n { t[n - 1][k] } else { 0 });
-            k += 1;
-        }
-        n += 1;
-    }
-    t
-};
-
-/// n choose k for small n.
-#[inline(always)]
-pub fn binomial(n: u32, k: u32) -> u64 {
-    if k > n || n > 64 {
-        0
-    } else {
-        BINOMIAL[n as usize][k as usize]
-    }
-}
 
 const LOW45: u64 = (1u64 << 45) - 1;
 const MID40: u64 = (1u64 << 40) - 1;
@@ -161,29 +136,23 @@ impl MaterialIndex {
     /// The index of `material`, or `None` when its positions cannot be
     /// numbered by a `u64` (every product and sum is checked).
     pub fn try_new(material: Material) -> Option<MaterialIndex> {
-        let (wm, bm) = (material.white_men as u32, material.black_men as u32);
-        let mut men_offsets = [0u64; 7];
-        for a in 0..=5u32 {
-            let group = if a <= wm && wm - a <= 40 {
-                binomial(5, a)
-                    .checked_mul(binomial(40, wm - a))?
-                    .checked_mul(binomial(45 - (wm - a), bm))?
-            } else {
-                0
-            };
-            men_offsets[a as usize + 1] = men_offsets[a as usize].checked_add(group)?;
-        }
-        let free = 50u32.saturating_sub(wm + bm);
-        let wk = material.white_kings as u32;
-        let bk = material.black_kings as u32;
-        let black_king_placements = binomial(free.saturating_sub(wk), bk);
-        let king_placements = binomial(free, wk).checked_mul(black_king_placements)?;
+        let PlacementCounts {
+            men_offsets,
+            king_placements,
+            black_king_placements,
+            count,
+        } = placement_counts(
+            material.white_men,
+            material.white_kings,
+            material.black_men,
+            material.black_kings,
+        )?;
         Some(MaterialIndex {
             material,
             men_offsets,
             king_placements,
             black_king_placements,
-            count: men_offsets[6].checked_mul(king_placements)?,
+            count,
         })
     }
 

@@ -17,6 +17,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod counting;
 mod draw_counter;
 mod error;
 mod files;
@@ -27,6 +28,7 @@ mod reader;
 mod value;
 mod writer;
 
+pub use counting::binomial;
 pub use draw_counter::{
     child_view, child_view_in, finish_value, holds_under_kings_only_rule, kings_only_plies_after,
     kings_only_rule_applies, move_outcome, plies_available, plies_cap, plies_left_after,
@@ -43,8 +45,7 @@ pub use header::{
     FLAG_KINGS_ONLY_COUNTS, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK,
 };
 pub use index::{
-    binomial, table_position, BlackKingMoveRanks, KingMoveRanks, KingWalk, MaterialIndex,
-    UnrankCursor,
+    table_position, BlackKingMoveRanks, KingMoveRanks, KingWalk, MaterialIndex, UnrankCursor,
 };
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{wdl_code, PositionedFile, TableReader, TableSource};

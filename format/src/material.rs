@@ -13,8 +13,8 @@ use std::str::FromStr;
 
 use rules::{Color, CountedEnding, PieceCounts, Position};
 
+use crate::counting::placement_counts;
 use crate::error::MaterialError;
-use crate::index::MaterialIndex;
 
 /// The most pieces one side may have in a material name.
 pub const MAX_PIECES_PER_SIDE: u8 = 20;
@@ -56,7 +56,7 @@ impl Material {
         if white > u16::from(MAX_PIECES_PER_SIDE) || black > u16::from(MAX_PIECES_PER_SIDE) {
             return Err(MaterialError::TooManyPieces(m.to_string()));
         }
-        if MaterialIndex::try_new(m).is_none() {
+        if placement_counts(white_men, white_kings, black_men, black_kings).is_none() {
             return Err(MaterialError::TooManyPositions(m.to_string()));
         }
         Ok(m)

@@ -16,7 +16,32 @@ use memmap2::Mmap;
 
 use crate::error::ProbeError;
 use crate::mapped::MappedRange;
-use crate::tablebase::{FileKind, Storage};
+
+/// How a [`Tablebase`](crate::Tablebase) reads its files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Storage {
+    /// Memory-mapped (the default): blocks are read in place, the page
+    /// cache is shared between processes. A file cut short by another
+    /// process *during* a read raises SIGBUS (see
+    /// [`crate::install_sigbus_guard`]).
+    #[default]
+    Mapped,
+    /// Positioned reads (`pread`) of each block into the block cache:
+    /// one system call per block decoded, no mapping, no signal ever (a
+    /// file cut short gives an error). For tables on network
+    /// filesystems, and for hosts that own SIGBUS.
+    PositionedReads,
+}
+
+/// Which file of a material: its table, or its distances to conversion.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum FileKind {
+    /// The `.dtb` table (WLD or distances).
+    Values,
+    /// The `.dtc` file.
+    Dtc,
+}
 
 /// A table file's bytes: mapped, or read block by block.
 pub(crate) enum Source {

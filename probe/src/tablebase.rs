@@ -15,28 +15,12 @@ use quick_cache::Weighter;
 use rules::{Color, CountedEnding, Move, Position};
 
 use crate::error::ProbeError;
-use crate::table::Table;
+pub use crate::table::Storage;
+use crate::table::{FileKind, Table};
 
 /// The most pieces a table can hold (the limit of the material slots).
 pub const MAX_TABLE_PIECES: u32 = 10;
 const SLOT_RADIX: usize = 11;
-
-/// How a [`Tablebase`] reads its files.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Storage {
-    /// Memory-mapped (the default): blocks are read in place, the page
-    /// cache is shared between processes. A file cut short by another
-    /// process *during* a read raises SIGBUS (see
-    /// [`crate::install_sigbus_guard`]).
-    #[default]
-    Mapped,
-    /// Positioned reads (`pread`) of each block into the block cache:
-    /// one system call per block decoded, no mapping, no signal ever (a
-    /// file cut short gives an error). For tables on network
-    /// filesystems, and for hosts that own SIGBUS.
-    PositionedReads,
-}
 
 /// Options of [`Tablebase::open_with`]: start from
 /// [`TablebaseOptions::default`] (more options may come).
@@ -80,15 +64,6 @@ impl Weighter<(u32, u64), Arc<[u8]>> for BlockWeight {
     fn weight(&self, _key: &(u32, u64), block: &Arc<[u8]>) -> u64 {
         block.len() as u64 + 64
     }
-}
-
-/// Which file of a material: its table, or its distances to conversion.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum FileKind {
-    /// The `.dtb` table (WLD or distances).
-    Values,
-    /// The `.dtc` file.
-    Dtc,
 }
 
 /// Whether a lookup may decode blocks or only use what is in memory.
