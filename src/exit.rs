@@ -90,7 +90,7 @@ pub fn build_hint(pieces: u32, rule_set: RuleSet) -> String {
         0..=4 => "about 5 s on two cores, 1.5 MB",
         5 => "about 3 min on two cores, 0.7 GiB of memory, 38 MB",
         6 => "about 2 hours on two cores (projected), 4 GiB of memory, 1.1 GB",
-        _ => "more than six pieces: not measured here (see docs/SLICES.md)",
+        _ => "more than six pieces: not measured here (see docs/DESIGN.md)",
     };
     let rules = match rule_set {
         RuleSet::Fmjd => String::new(),

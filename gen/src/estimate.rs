@@ -2,12 +2,12 @@
 //! and the wall time of the whole plan on a number of nodes.
 //!
 //! The rates are positions per core-second measured on the 2-core
-//! machine of the fourteenth session (see docs/SLICES.md, "What seven and
-//! eight pieces cost"); a faster machine scales them all alike. The wall
-//! time comes from a list schedule: each node runs one unit at a time on
-//! all its cores, a unit starts once every unit it needs has ended, and
-//! among ready units the one heading the longest remaining chain goes
-//! first.
+//! machine of the fourteenth session (see docs/MEASUREMENTS.md,
+//! "Fourteenth session: what seven and eight pieces cost"); a faster
+//! machine scales them all alike. The wall time comes from a list
+//! schedule: each node runs one unit at a time on all its cores, a unit
+//! starts once every unit it needs has ended, and among ready units the one
+//! heading the longest remaining chain goes first.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};

@@ -35,7 +35,7 @@ pub struct GenOptions {
     /// of a distance table; the smallest first); the others are read
     /// through the block cache.
     pub preload_bytes: u64,
-    /// Solve materials with men slice by slice (see `docs/SLICES.md`);
+    /// Solve materials with men slice by slice (see `docs/DESIGN.md`);
     /// `false` solves every material whole, as the first solver did (kept
     /// as a reference: the tables are the same wherever the 25-move rule
     /// changes no value, which that solver does not apply: its levels are
@@ -52,17 +52,17 @@ pub struct GenOptions {
     /// A pair whose largest slice group weighs more positions than this
     /// (both sides to move, each men placement weighing 43 more for its
     /// key: `plan::group_weight`) is solved in *parts* of groups, each its own
-    /// unit (see `docs/SLICES.md`, "Groups in parts"): less memory a
+    /// unit (see `docs/DESIGN.md`, "Groups in parts"): less memory a
     /// unit, many more units, the same tables. `None`: never. The
     /// default, [`DEFAULT_SPLIT_GROUPS_ABOVE`], splits no pair up to seven
     /// pieces and keeps every eight-piece unit within 16 GiB.
     pub split_groups_above: Option<u64>,
     /// A slice of more positions than this (both sides to move) is solved
-    /// in 2 bits a position and a little (see `docs/SLICES.md`, "Huge
+    /// in 2 bits a position and a little (see `docs/DESIGN.md`, "Huge
     /// slices in 2 bits") instead of the 10 bytes a position a big slice
     /// may take at its peak: the same tables, about 1.2 times the time.
     /// The one slice of a pair without men goes to its own bit-set
-    /// solver above 8 times this (see `docs/SLICES.md`).
+    /// solver above 8 times this (see `docs/DESIGN.md`, "The solvers").
     /// Default
     /// [`DEFAULT_BITSET_SLICES_ABOVE`].
     pub bitset_slices_above: u64,

@@ -37,7 +37,8 @@
 //! endings go this way: their tables keep a bare result, which does not
 //! depend on the order in which values settle. The counted endings (at most
 //! 4 pieces) keep distances and are solved whole by [`crate::counted_solver`].
-//! `docs/SLICES.md` describes the unit of work and the memory it takes.
+//! `docs/DESIGN.md` ("Slice groups and units of work", "Memory") describes
+//! the unit of work and the memory it takes.
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 
