@@ -37,12 +37,18 @@
  * Errors and problems are told through the message function given to
  * dtb_egdb_open (each distinct message once per driver) and, for the
  * calling thread, by dtb_last_error() of dtb.h. No call aborts the
- * process or lets a Rust panic escape.
+ * process or lets a Rust panic escape. The message function may be called
+ * from any thread that uses the driver; it must return normally (no C++
+ * exception, no longjmp) and must not call the driver's functions.
  *
  * Threads: a driver is thread-safe; every call may run concurrently on
- * one handle. Handles are opaque tokens checked against the open ones at
- * every call (never dereferenced), so a NULL, closed or made-up handle is
- * an error, not a crash. Other pointers are trusted as in any C library.
+ * one handle, but dtb_egdb_get_stats (see there). Handles are opaque
+ * tokens checked against the open ones at every call (never
+ * dereferenced), so a NULL, closed or made-up handle is an error, not a
+ * crash. A closed driver's memory (its block cache, its open files) is
+ * freed once every thread that used it has made another dtb call or
+ * ended, as for dtb.h's handles. Other pointers are trusted as in any C
+ * library.
  */
 #ifndef DTB_EGDB_H
 #define DTB_EGDB_H
@@ -126,7 +132,8 @@ typedef struct DtbEgdbDriver dtb_egdb_driver;
  *   db=wld|mtc             win/loss/draw (default) or moves to conversion
  * An unknown option or value is an error. `cache_mb`: MiB for decoded
  * blocks (0 or less: 64). `directory`: a rule set's folder (data/pure) or
- * the folder above it (data). `msg_fn` (may be NULL) receives a status line
+ * the folder above it (data; without `rules` the first of pure, fmjd,
+ * fmjd-diagonal found there). `msg_fn` (may be NULL) receives a status line
  * on opening and every error. Returns NULL on error (told through msg_fn
  * and dtb_last_error), also when the directory holds no tables.
  */
@@ -144,8 +151,8 @@ int dtb_egdb_lookup(dtb_egdb_driver *handle, const dtb_egdb_position *position, 
 int dtb_egdb_close(dtb_egdb_driver *handle);
 
 /*
- * egdb_identify: 0 if `directory` (as for dtb_egdb_open, without options:
- * pure first, then fmjd, then fmjd-diagonal) holds tables; then
+ * egdb_identify: 0 if the folder dtb_egdb_open would read for `directory`
+ * without options holds tables; then
  * *egdb_type = DTB_EGDB_WLD_TUN_V2 and *max_pieces = the most pieces of a
  * table. Non-zero otherwise, the out-parameters unchanged. NULL
  * out-pointers are skipped.
@@ -163,7 +170,8 @@ int dtb_egdb_verify(const dtb_egdb_driver *handle, void (*msg_fn)(const char *ms
 /*
  * egdb_get_pieces: the most pieces looked up (the largest table, at most
  * `maxpieces`), the most pieces of one side, 0 (no 9-piece tables), and
- * the most kings a side in 8-piece positions (0 below 8 pieces). 0 on
+ * the most kings of one side in the 8-piece tables used (at most
+ * `maxkings_1side_8pcs`; 0 where none is used). 0 on
  * success, non-zero for a bad handle. NULL out-pointers are skipped.
  */
 int dtb_egdb_get_pieces(const dtb_egdb_driver *handle, int *max_pieces, int *max_pieces_1side,
@@ -173,9 +181,10 @@ int dtb_egdb_get_pieces(const dtb_egdb_driver *handle, int *max_pieces, int *max
 void dtb_egdb_reset_stats(dtb_egdb_driver *handle);
 
 /*
- * egdb_get_stats: the counts since opening or the last reset, in memory
- * the driver owns (valid until its next dtb_egdb_get_stats or its close);
- * NULL for a bad handle.
+ * egdb_get_stats: a snapshot of the counts since opening or the last
+ * reset, in memory the driver owns, rewritten by its next
+ * dtb_egdb_get_stats (call it from one thread at a time) and valid until
+ * the driver is freed; NULL for a bad handle.
  */
 dtb_egdb_stats *dtb_egdb_get_stats(const dtb_egdb_driver *handle);
 

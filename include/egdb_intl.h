@@ -16,7 +16,9 @@
 #ifndef DTB_EGDB_INTL_H
 #define DTB_EGDB_INTL_H
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "dtb_egdb.h"
 
@@ -145,6 +147,12 @@ inline EGDB_STATS *egdb_get_stats(EGDB_DRIVER const *handle) {
 }
 
 static_assert(sizeof(EGDB_STATS) == sizeof(dtb_egdb_stats), "EGDB_STATS layout");
+static_assert(std::is_standard_layout<EGDB_STATS>::value, "EGDB_STATS layout");
+static_assert(offsetof(EGDB_STATS, db_requests) == offsetof(dtb_egdb_stats, db_requests),
+              "EGDB_STATS layout");
+static_assert(offsetof(EGDB_STATS, avg_ht_list_length) ==
+                  offsetof(dtb_egdb_stats, avg_ht_list_length),
+              "EGDB_STATS layout");
 static_assert(sizeof(EGDB_POSITION) == 24, "EGDB_POSITION is three 64-bit words");
 
 } // namespace egdb_interface

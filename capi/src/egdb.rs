@@ -10,7 +10,7 @@
 //! answers `EGDB_UNKNOWN`), the README's section "Using the tables from an
 //! engine that uses Kingsrow's driver" says so.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, c_uint, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -188,13 +188,19 @@ impl OpenOptions {
 
 /// The folder holding the tables and their rule set, from `directory`:
 /// either a rule set's folder (`data/pure`) or the folder above it
-/// (`data`, with the rule set from the options, `pure` by default).
+/// (`data`, with the rule set from the options; without one the first of
+/// `pure`, `fmjd`, `fmjd-diagonal` whose folder is there).
 fn locate_tables(directory: &Path, asked: Option<RuleSet>) -> Result<(PathBuf, RuleSet), String> {
     let named: Option<RuleSet> = directory
         .file_name()
         .and_then(|n| n.to_str())
         .and_then(|n| n.parse().ok());
-    let rules = asked.unwrap_or(RuleSet::Pure);
+    let rules = asked.unwrap_or_else(|| {
+        [RuleSet::Pure, RuleSet::Fmjd, RuleSet::FmjdDiagonal]
+            .into_iter()
+            .find(|&r| format::table_dir(directory, r).is_dir())
+            .unwrap_or(RuleSet::Pure)
+    });
     match named {
         Some(folder) if !format::table_dir(directory, rules).is_dir() => {
             if asked.is_some_and(|a| a != folder) {
@@ -272,6 +278,42 @@ impl Counters {
     }
 }
 
+/// The counts `egdb_get_stats` hands to C: memory at a fixed address that
+/// the driver rewrites at each call, under its lock, through a raw
+/// pointer (never a Rust reference, as C may hold the address).
+#[derive(Default)]
+struct StatsSnapshot {
+    lock: Mutex<()>,
+    cell: Box<UnsafeCell<DtbEgdbStats>>,
+}
+
+// SAFETY: the cell is written only under `lock`, through a raw pointer,
+// and read by Rust never; C reads it as documented in dtb_egdb.h (one
+// thread at a time calls egdb_get_stats and reads its result).
+unsafe impl Sync for StatsSnapshot {}
+
+impl StatsSnapshot {
+    fn publish(&self, stats: DtbEgdbStats) -> *mut DtbEgdbStats {
+        let _held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let ptr = self.cell.get();
+        // SAFETY: the cell is owned by this driver and valid; no Rust
+        // reference to it exists; writers are serialised by `lock`.
+        unsafe { ptr.write(stats) };
+        ptr
+    }
+}
+
+/// Slots of the table of materials on disk: each count 0..=8.
+const MATERIAL_SLOTS: usize = 9 * 9 * 9 * 9;
+
+/// A material's slot in [`Driver::present`]; `None` past 8 of a kind.
+fn material_slot(m: Material) -> Option<usize> {
+    let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+    counts.iter().try_fold(0usize, |slot, &c| {
+        (c <= 8).then(|| slot * 9 + usize::from(c))
+    })
+}
+
 /// An open driver.
 pub(crate) struct Driver {
     tablebase: Tablebase,
@@ -282,13 +324,18 @@ pub(crate) struct Driver {
     /// The most pieces of one side in a table on disk (within `max_pieces`).
     max_pieces_1side: u32,
     max_kings_1side_8pcs: Option<u32>,
+    /// The most kings of one side in an 8-piece table on disk, at most
+    /// the option (0 where no 8-piece table is used).
+    max_8pc_kings_1side: u32,
     msg_fn: Option<MsgFn>,
     /// Messages already sent: each problem is told once, not at every
     /// lookup of a search.
     said: Mutex<HashSet<String>>,
     counters: Counters,
     /// What `egdb_get_stats` last returned (its address is handed out).
-    stats: Mutex<Box<DtbEgdbStats>>,
+    stats: StatsSnapshot,
+    /// Which materials have a table on disk (by [`material_slot`]).
+    present: Vec<bool>,
 }
 
 impl Driver {
@@ -349,7 +396,7 @@ impl Driver {
     /// `maxkings_1side_8pcs`).
     fn holds(&self, pos: &Position) -> bool {
         let pieces = pos.occupied().len();
-        if pieces > self.max_pieces {
+        if pieces > self.max_pieces || !self.has_table_for(pos) {
             return false;
         }
         match self.max_kings_1side_8pcs {
@@ -358,6 +405,19 @@ impl Driver {
             }
             _ => true,
         }
+    }
+
+    /// Whether the table that stores `pos` is on disk (positions with
+    /// Black to move live in the mirrored material's table). Checked
+    /// before probing, so that a search looking up a material that is not
+    /// built pays no error path.
+    fn has_table_for(&self, pos: &Position) -> bool {
+        let m = Material::of(pos);
+        let stored = match pos.side_to_move() {
+            Color::White => m,
+            Color::Black => m.mirrored(),
+        };
+        material_slot(stored).is_some_and(|i| self.present[i]) || game_over(pos).is_some()
     }
 
     /// Win, loss or draw: `Err(None)` for a position outside the tables,
@@ -525,6 +585,14 @@ fn open_driver(
             root.display()
         ));
     }
+    let max_8pc_kings_1side =
+        eight_piece_kings(&tablebase, max_pieces, options.max_kings_1side_8pcs);
+    let mut present = vec![false; MATERIAL_SLOTS];
+    for m in tablebase.materials_on_disk() {
+        if let Some(i) = material_slot(m) {
+            present[i] = true;
+        }
+    }
     if options.database == Database::Mtc && !has_any_dtc(&tablebase) {
         return Err(format!(
             "db=mtc needs the .dtc files, and {} has none (build them with: dtb gen --dtc --rules {rules})",
@@ -537,11 +605,29 @@ fn open_driver(
         max_pieces,
         max_pieces_1side,
         max_kings_1side_8pcs: options.max_kings_1side_8pcs,
+        max_8pc_kings_1side,
         msg_fn,
         said: Mutex::new(HashSet::new()),
         counters: Counters::new(),
-        stats: Mutex::new(Box::default()),
+        stats: StatsSnapshot::default(),
+        present,
     })
+}
+
+/// The most kings of one side in the 8-piece tables on disk (0 when none
+/// is used), at most `option`.
+fn eight_piece_kings(tb: &Tablebase, max_pieces: u32, option: Option<u32>) -> u32 {
+    if max_pieces < 8 {
+        return 0;
+    }
+    let on_disk = tb
+        .materials_on_disk()
+        .iter()
+        .filter(|m| m.pieces() == 8)
+        .map(|m| u32::from(m.white_kings.max(m.black_kings)))
+        .max()
+        .unwrap_or(0);
+    option.map_or(on_disk, |k| k.min(on_disk))
 }
 
 fn has_any_dtc(tb: &Tablebase) -> bool {
@@ -662,21 +748,12 @@ pub extern "C" fn dtb_egdb_close(handle: *mut DtbEgdbDriver) -> c_int {
     })
 }
 
-/// The rule set's folder of `directory` that holds tables, as
-/// `egdb_open` would find it without options (`pure` first), with the
-/// most pieces of a table in it.
+/// The most pieces of a table in the folder `egdb_open` would read for
+/// `directory` without options.
 fn identify(directory: &Path) -> Option<u32> {
-    let candidates = [
-        None,
-        Some(RuleSet::Pure),
-        Some(RuleSet::Fmjd),
-        Some(RuleSet::FmjdDiagonal),
-    ];
-    candidates.into_iter().find_map(|asked| {
-        let (root, rules) = locate_tables(directory, asked).ok()?;
-        let tables = format::list_tables(&format::table_dir(&root, rules)).ok()?;
-        tables.into_iter().map(Material::pieces).max()
-    })
+    let (root, rules) = locate_tables(directory, None).ok()?;
+    let tables = format::list_tables(&format::table_dir(&root, rules)).ok()?;
+    tables.into_iter().map(Material::pieces).max()
 }
 
 /// `egdb_identify`: 0 when `directory` holds tables (then `*egdb_type` is
@@ -724,8 +801,8 @@ unsafe fn write<T>(ptr: *mut T, value: T) {
 }
 
 /// `egdb_get_pieces`: the most pieces looked up, the most of one side, the
-/// most kings of 9-piece positions (0: none) and of one side in 8-piece
-/// positions (the option, else 0 where no 8-piece table is used). 0 on
+/// most kings of 9-piece positions (0: none) and of one side in the
+/// 8-piece tables used (at most the option; 0 where none is used). 0 on
 /// success, -1 for a bad handle.
 ///
 /// # Safety
@@ -740,17 +817,12 @@ pub unsafe extern "C" fn dtb_egdb_get_pieces(
 ) -> c_int {
     guarded(-1, || {
         with_driver(handle, |d| {
-            let kings_8 = match (d.max_pieces >= 8, d.max_kings_1side_8pcs) {
-                (false, _) => 0,
-                (true, Some(k)) => k.min(5),
-                (true, None) => 5,
-            };
             // SAFETY: NULL or writable (caller contract).
             unsafe {
                 write(max_pieces, d.max_pieces as c_int);
                 write(max_pieces_1side, d.max_pieces_1side as c_int);
                 write(max_9pc_kings, 0);
-                write(max_8pc_kings_1side, kings_8 as c_int);
+                write(max_8pc_kings_1side, d.max_8pc_kings_1side as c_int);
             }
             0
         })
@@ -766,14 +838,12 @@ pub extern "C" fn dtb_egdb_get_stats(handle: *const DtbEgdbDriver) -> *mut DtbEg
     guarded(std::ptr::null_mut(), || {
         with_driver(handle, |d| {
             let c = &d.counters;
-            let mut stats = d.stats.lock().unwrap_or_else(PoisonError::into_inner);
-            **stats = DtbEgdbStats {
+            d.stats.publish(DtbEgdbStats {
                 db_requests: c.total(|s| &s.requests),
                 db_returns: c.total(|s| &s.returns),
                 db_not_present_requests: c.total(|s| &s.not_present),
                 ..DtbEgdbStats::default()
-            };
-            &mut **stats as *mut DtbEgdbStats
+            })
         })
         .unwrap_or(std::ptr::null_mut())
     })
@@ -902,6 +972,27 @@ mod tests {
         ] {
             assert!(OpenOptions::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The layouts C and C++ see (`dtb_egdb.h`, `egdb_intl.h`).
+    #[test]
+    fn struct_layouts() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<DtbEgdbPosition>(), 24);
+        assert_eq!(offset_of!(DtbEgdbPosition, white), 8);
+        assert_eq!(offset_of!(DtbEgdbPosition, king), 16);
+        assert_eq!(size_of::<DtbEgdbStats>(), 28);
+        assert_eq!(offset_of!(DtbEgdbStats, db_not_present_requests), 20);
+        assert_eq!(offset_of!(DtbEgdbStats, avg_ht_list_length), 24);
+        assert_eq!(size_of::<DtbEgdbVerifyMsgs>(), 320);
+    }
+
+    #[test]
+    fn material_slots_are_distinct() {
+        let all = Material::all_up_to(8);
+        let slots: HashSet<usize> = all.iter().filter_map(|&m| material_slot(m)).collect();
+        assert_eq!(slots.len(), all.len());
+        assert!(slots.iter().all(|&i| i < MATERIAL_SLOTS));
     }
 
     #[test]

@@ -250,6 +250,10 @@ fn c_and_cpp_lookups_agree_with_the_prober_everywhere_up_to_four_pieces() {
     );
     compare("C, pure, up to four pieces", &c_run.0, &want);
     compare("C++, pure, up to four pieces", &cpp_run.0, &want);
+    // The counters add up every thread's lookups.
+    let counted = format!("requests {0} returns {0}", want.len());
+    assert!(c_run.1.contains(&counted), "{counted} in {}", c_run.1);
+    assert!(cpp_run.1.contains(&counted), "{counted} in {}", cpp_run.1);
 }
 
 #[test]
@@ -342,6 +346,10 @@ identify_type 4
 open 1 told
 get_pieces 0
 pieces 4 3 0 0
+cl_fresh -1
+cl_load 3
+cl_cached 3
+close_fresh 0
 kings_draw 3
 null_handle 0
 made_up_handle 0
@@ -415,6 +423,39 @@ fn the_cpp_example_reads_like_an_engine_and_agrees() {
         stdout.contains("\tunknown\t"),
         "six pieces are not built: {stdout}"
     );
+}
+
+/// A folder holding only fmjd tables: `egdb_identify` finds them, and
+/// `egdb_open` without options opens them, as an engine that identifies
+/// and then opens expects.
+#[test]
+fn identify_and_open_agree_on_an_fmjd_only_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(tables().join("fmjd"), dir.path().join("fmjd")).unwrap();
+    let path = std::ffi::CString::new(dir.path().to_str().unwrap()).unwrap();
+    let (mut kind, mut pieces) = (-1, -1);
+    // SAFETY: NUL-terminated string, writable out-parameters.
+    assert_eq!(
+        unsafe { dtb::dtb_egdb_identify(path.as_ptr(), &mut kind, &mut pieces) },
+        0
+    );
+    assert_eq!((kind, pieces), (dtb::DTB_EGDB_WLD_TUN_V2, 4));
+    // SAFETY: NUL-terminated strings; no message function.
+    let driver = unsafe { dtb::dtb_egdb_open(std::ptr::null(), 0, path.as_ptr(), None) };
+    assert!(!driver.is_null());
+    let mut max = 0;
+    // SAFETY: an open driver; NULL out-pointers are skipped.
+    let got = unsafe {
+        dtb::dtb_egdb_get_pieces(
+            driver,
+            &mut max,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!((got, max), (0, 4));
+    assert_eq!(dtb::dtb_egdb_close(driver), 0);
 }
 
 #[test]

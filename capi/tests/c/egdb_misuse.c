@@ -74,6 +74,13 @@ int main(int argc, char **argv) {
     printf("pieces %d %d %d %d\n", max_pieces, one_side, nine, eight);
 
     uint64_t k1 = bit(1), k50 = bit(50);
+    /* Conditional lookup: a fresh driver has decoded nothing. */
+    dtb_egdb_driver *fresh = dtb_egdb_open("", 0, pure, NULL);
+    dtb_egdb_position kk = {k50, k1, k1 | k50};
+    report("cl_fresh", dtb_egdb_lookup(fresh, &kk, DTB_EGDB_WHITE, 1), messages);
+    report("cl_load", dtb_egdb_lookup(fresh, &kk, DTB_EGDB_WHITE, 0), messages);
+    report("cl_cached", dtb_egdb_lookup(fresh, &kk, DTB_EGDB_WHITE, 1), messages);
+    report("close_fresh", dtb_egdb_close(fresh), messages);
     m = messages;
     report("kings_draw", lookup(db, k50, k1, k1 | k50, DTB_EGDB_WHITE), m);
     m = messages;

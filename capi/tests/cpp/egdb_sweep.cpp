@@ -76,6 +76,8 @@ int main(int argc, char **argv) {
         std::fwrite(sweeps[i].values.data(), 1, sweeps[i].values.size(), out);
         std::printf("%s %llu\n", argv[6 + i], sweeps[i].walked);
     }
+    EGDB_STATS *stats = egdb_get_stats(db);
+    std::printf("requests %u returns %u\n", stats->db_requests, stats->db_returns);
     if (std::fclose(out) != 0 || egdb_close(db) != 0)
         return 1;
     std::printf("ok\n");
