@@ -102,14 +102,22 @@ pub fn build_hint(pieces: u32, rule_set: RuleSet) -> String {
     )
 }
 
-impl From<gen::GenError> for CliError {
-    fn from(e: gen::GenError) -> CliError {
+impl From<plan::GenError> for CliError {
+    fn from(e: plan::GenError) -> CliError {
         match e {
-            gen::GenError::Probe(p) => CliError::from(p),
-            gen::GenError::BadOptions(_) => CliError::new(BAD_INPUT, e),
-            gen::GenError::MissingInput { .. } => CliError::new(MISSING_TABLE, e),
+            plan::GenError::Probe(p) => CliError::from(p),
+            plan::GenError::BadOptions(_) => CliError::new(BAD_INPUT, e),
+            plan::GenError::MissingInput { .. } => CliError::new(MISSING_TABLE, e),
             _ => CliError::new(FAILURE, e),
         }
+    }
+}
+
+impl From<format::FormatError> for CliError {
+    /// As the builder and the check report it (exit 1: an I/O error on
+    /// the folder or the manifest).
+    fn from(e: format::FormatError) -> CliError {
+        CliError::from(plan::GenError::from(e))
     }
 }
 

@@ -194,7 +194,7 @@ fn the_manifest_sees_a_resealed_header_edit() {
         .and_then(|t| t["sha256"].as_str())
         .unwrap()
         .to_string();
-    let now = gen::manifest::scan(&folder, RuleSet::Fmjd).unwrap();
+    let now = format::manifest::scan(&folder, RuleSet::Fmjd).unwrap();
     let edited = now.tables.iter().find(|t| t.file == "K-K.dtb").unwrap();
     assert_ne!(edited.sha256, listed_hash, "the hash sees the edit");
     assert_eq!(edited.bytes as usize, bytes.len());

@@ -374,21 +374,22 @@ fn rule_bites(rule_set: RuleSet, names: &[&str], limit: u32) {
 /// move's DTC is known), and without them cannot tell them from a
 /// solver's error: some table fails.
 fn verify_judges_the_rule_by_the_dtc(dir: &Path, rule_set: RuleSet, limit: u32) {
-    gen::fault::lower_kings_only_limit(Some(limit));
-    let with_dtc = gen::verify(&gen::VerifyOptions::new(dir, rule_set));
+    // The check judges the tables by the rule they were built with.
+    check::fault::lower_kings_only_limit(Some(limit));
+    let with_dtc = check::verify(&check::VerifyOptions::new(dir, rule_set));
     // A sample check too: a side whose DTC comes from its mirror has no
     // values of its own to read there.
-    let mut sampled = gen::VerifyOptions::new(dir, rule_set);
+    let mut sampled = check::VerifyOptions::new(dir, rule_set);
     sampled.sample = Some(0.3);
-    let sampled = gen::verify(&sampled);
+    let sampled = check::verify(&sampled);
     for entry in std::fs::read_dir(dir.join(rule_set.to_string())).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "dtc") {
             std::fs::remove_file(path).unwrap();
         }
     }
-    let without = gen::verify(&gen::VerifyOptions::new(dir, rule_set));
-    gen::fault::lower_kings_only_limit(None);
+    let without = check::verify(&check::VerifyOptions::new(dir, rule_set));
+    check::fault::lower_kings_only_limit(None);
     let with_dtc = with_dtc.unwrap();
     assert!(with_dtc.len() > 5);
     for check in with_dtc.iter().chain(&sampled.unwrap()) {

@@ -10,8 +10,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use check::{verify, TableCheck, VerifyOptions};
 use format::{Material, RuleSet};
-use gen::{generate, plan, verify, GenOptions, TableCheck, UnitKind, VerifyOptions};
+use gen::{generate, plan, GenOptions, UnitKind};
 
 fn build(dir: &std::path::Path, rule_set: RuleSet, material: Material, dtc: bool) {
     let mut options = GenOptions::new(dir, rule_set, material.pieces());
@@ -108,7 +109,7 @@ fn units_agree_with_whole(
     let mut options = GenOptions::new(dir, rule_set, material.pieces());
     options.materials = vec![material];
     options.split_groups_above = split_groups_above;
-    let mut by_file: BTreeMap<PathBuf, (u64, u64, Vec<gen::Mismatch>)> = BTreeMap::new();
+    let mut by_file: BTreeMap<PathBuf, (u64, u64, Vec<check::Mismatch>)> = BTreeMap::new();
     let (mut groups, mut walks) = (0, 0);
     for unit in plan(&options) {
         groups += usize::from(matches!(unit.kind, UnitKind::Group { .. }));

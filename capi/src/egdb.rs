@@ -22,8 +22,8 @@ use format::ValueKind;
 use probe::{Material, ProbeError, RuleSet, Tablebase, TablebaseOptions, Wdl};
 use rules::{Color, Position};
 
+use crate::last_error::set_error;
 use crate::registry::{RecentHandle, Registry};
-use crate::set_error;
 
 /// `EGDB_BLACK`: Black to move.
 pub const DTB_EGDB_BLACK: c_int = 0;

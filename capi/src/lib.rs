@@ -13,7 +13,7 @@
 #![allow(clippy::missing_safety_doc)] // the contract of each function is in include/dtb.h
 
 use std::cell::RefCell;
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -21,9 +21,11 @@ use probe::{DrawCounts, ProbeError, RuleSet, Storage, Tablebase, TablebaseOption
 use rules::{Color, Position};
 
 mod egdb;
+mod last_error;
 mod registry;
 
 pub use egdb::*;
+use last_error::set_error;
 use registry::{RecentHandle, Registry};
 
 /// Success.
@@ -95,17 +97,6 @@ fn with_tablebase<R>(tb: *const DtbTablebase, f: impl FnOnce(&Tablebase) -> R) -
 /// running call and no thread's cached handle holds it any more.
 fn unregister(tb: *mut DtbTablebase) -> Option<Arc<Tablebase>> {
     TABLEBASES.unregister(tb.addr())
-}
-
-thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
-}
-
-fn set_error(msg: &str) {
-    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
-    // During thread teardown the thread-local may be gone: drop the
-    // message rather than abort.
-    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = c);
 }
 
 fn fail(code: c_int, msg: &str) -> c_int {
@@ -674,10 +665,7 @@ pub extern "C" fn dtb_max_pieces(tb: *const DtbTablebase) -> c_int {
 /// until the next dtb call on this thread.
 #[no_mangle]
 pub extern "C" fn dtb_last_error() -> *const c_char {
-    const NONE: &CStr = c"";
-    LAST_ERROR
-        .try_with(|e| e.borrow().as_ptr())
-        .unwrap_or(NONE.as_ptr())
+    last_error::message()
 }
 
 /// The library version, e.g. "0.2.0" (static storage).

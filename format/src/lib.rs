@@ -23,6 +23,7 @@ mod error;
 mod files;
 mod header;
 mod index;
+pub mod manifest;
 mod material;
 mod reader;
 mod value;

@@ -1,6 +1,12 @@
 //! The draughts-tb generator: solves every material up to N pieces by
 //! retrograde analysis, in dependency order, and writes compressed tables.
 //!
+//! The work follows the plan (crate `plan`): each unit is run by [`unit`]
+//! with one of the [`solvers`], its values held in [`values`], and the
+//! files it writes (a group's file, a pair's tables) written by the
+//! unit's own modules. The check of what was built lives in crate
+//! `check`, which shares none of this.
+//!
 //! ```no_run
 //! use gen::{generate, GenOptions};
 //! use format::RuleSet;
@@ -11,67 +17,26 @@
 //! ```
 #![warn(missing_docs)]
 
-mod assembly;
-mod bit_codes;
-mod captures;
-mod counted_solver;
-mod error;
-pub mod estimate;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
-mod forward;
-mod group_solve;
-mod groups;
-mod kings_only;
-mod level_queue;
-pub mod manifest;
-mod menless_solver;
-mod options;
-mod output;
-pub mod plan;
-mod progress;
-mod resolved;
-mod slice_solver;
+mod solvers;
+mod tables;
 mod unit;
-mod unit_output;
 mod values;
-mod verify;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
-pub use error::GenError;
-use format::{value_kind, Material, MaterialIndex, RuleSet, TableStats, ValueKind};
-pub use group_solve::SliceGroup;
-pub use options::{
-    materials_to_build, GenOptions, DEFAULT_BITSET_SLICES_ABOVE, DEFAULT_SPLIT_GROUPS_ABOVE,
-};
-pub use plan::{plan, Unit, UnitKind};
-use probe::generator::GeneratorHooks;
-use probe::{table_dir, Tablebase, TablebaseOptions};
-pub use progress::{peak_memory_bytes, Progress, SetProgress};
-pub use unit::UnitReport;
-pub use verify::{
-    materials_in, verify, verify_memory_bytes, Mismatch, TableCheck, TableProblem, VerifyOptions,
-    DEFAULT_PRELOAD_BYTES as DEFAULT_VERIFY_PRELOAD_BYTES,
-};
+use format::Material;
 
-/// One table written.
-#[derive(Clone, Debug)]
-pub struct BuiltTable {
-    /// Its material.
-    pub material: Material,
-    /// The file.
-    pub path: PathBuf,
-    /// Positions (White to move).
-    pub positions: u64,
-    /// File size.
-    pub bytes: u64,
-    /// Statistics (White to move).
-    pub stats: TableStats,
-    /// Seconds spent solving its pair.
-    pub seconds: f64,
-}
+pub use plan::{
+    materials_to_build, peak_memory_bytes, plan, GenError, GenOptions, Progress, SetProgress, Unit,
+    UnitKind, DEFAULT_BITSET_SLICES_ABOVE, DEFAULT_SPLIT_GROUPS_ABOVE,
+};
+use probe::table_dir;
+pub use solvers::group::SliceGroup;
+pub use tables::{dtc_is_valid, table_is_valid, BuiltTable};
+pub use unit::UnitReport;
 
 /// What a run did.
 #[derive(Clone, Debug, Default)]
@@ -86,82 +51,6 @@ pub struct GenReport {
     pub seconds: f64,
     /// Peak resident memory of the process, where the system tells.
     pub peak_memory_bytes: Option<u64>,
-}
-
-/// Whether `path` holds a complete, valid table of `material` under
-/// `rule_set` (header, index and the checksum of the whole file).
-pub fn table_is_valid(path: &Path, material: Material, rule_set: RuleSet) -> bool {
-    format::check_file_of(path, material, rule_set, value_kind(material, rule_set)).is_ok()
-}
-
-/// A fresh reader for solving `material`'s pair, with the tables its moves
-/// lead to decoded in memory (smallest first, within `preload_bytes`):
-/// lookups are array reads, and the memory goes with the reader.
-pub(crate) fn open_for_pair(
-    dir: &Path,
-    rule_set: RuleSet,
-    material: Material,
-    cache_bytes: u64,
-    preload_bytes: u64,
-) -> Result<Tablebase, GenError> {
-    let tb = Tablebase::open_with(
-        dir,
-        rule_set,
-        TablebaseOptions::with_cache_bytes(cache_bytes),
-    )?;
-    // Smallest first: the tables reached by chains of captures (a capture
-    // answered by a capture) are small and read often.
-    let mut exits = reachable(material);
-    exits.sort_by_key(|e| MaterialIndex::new(*e).count());
-    let mut preloaded = 0u64;
-    for exit in exits {
-        // Decoded: 2 bits per position in a WLD table, a byte in a
-        // distance table.
-        let bytes = value_kind(exit, rule_set).raw_len(MaterialIndex::new(exit).count());
-        if preloaded + bytes <= preload_bytes {
-            tb.preload(exit)?;
-            preloaded += bytes;
-        }
-    }
-    Ok(tb)
-}
-
-/// The materials whose tables `material`'s pair reads: its exits (see
-/// [`Material::exits`]) and what the captures and crownings of its smaller
-/// exits lead to, and so on (a capture answered by a capture is resolved by
-/// search). Exits as large as the pair (crownings) are read directly only.
-pub(crate) fn reachable(material: Material) -> Vec<Material> {
-    let mut out = material.exits();
-    let mut next = 0;
-    while next < out.len() {
-        if out[next].pieces() < material.pieces() {
-            for exit in out[next].exits() {
-                if !out.contains(&exit) {
-                    out.push(exit);
-                }
-            }
-        }
-        next += 1;
-    }
-    out
-}
-
-/// Whether `material`'s files under `dir` are all there and valid: its
-/// table, and its DTC file if `dtc`.
-pub(crate) fn files_are_valid(
-    dir: &Path,
-    material: Material,
-    rule_set: RuleSet,
-    dtc: bool,
-) -> bool {
-    table_is_valid(&dir.join(material.file_name()), material, rule_set)
-        && (!dtc || dtc_is_valid(dir, material, rule_set))
-}
-
-/// Whether `material`'s DTC file in `dir` is complete and valid.
-pub fn dtc_is_valid(dir: &Path, material: Material, rule_set: RuleSet) -> bool {
-    let path = format::dtc_path(dir, material);
-    format::check_file_of(&path, material, rule_set, ValueKind::Dtc).is_ok()
 }
 
 /// Builds the tables `options` asks for, unit by unit (see [`plan()`]);
@@ -235,7 +124,7 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
     std::fs::create_dir_all(&dir).map_err(|e| GenError::io(&dir, e))?;
     let _lock = lock_folder(&dir)?;
     format::remove_partial_tables(&dir)?;
-    unit_output::remove_all_partials(&dir.join(plan::UNITS_DIR))?;
+    unit::group_file::remove_all_partials(&dir.join(plan::UNITS_DIR))?;
     let units = plan(options);
     let todo: u64 = units
         .iter()

@@ -5,11 +5,9 @@
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-use rayon::prelude::*;
-
 use format::{dtc_byte, Material, MaterialIndex};
 
-use crate::error::GenError;
+use plan::{GenError, PlacementKeys};
 
 /// Packed values of a run of positions `0..len`.
 pub(crate) struct PackedValues {
@@ -73,17 +71,6 @@ impl PackedValues {
         })
     }
 
-    /// Bytes of memory these values take for `len` positions.
-    pub(crate) fn bytes_for(len: u64, with_captures: bool, with_dtc: bool) -> u64 {
-        len.div_ceil(32) * 8
-            + if with_captures {
-                len.div_ceil(64) * 8
-            } else {
-                0
-            }
-            + if with_dtc { len } else { 0 }
-    }
-
     /// Number of positions.
     pub(crate) fn len(&self) -> u64 {
         self.len
@@ -129,7 +116,7 @@ impl PackedValues {
     }
 
     /// The code words themselves, for solvers that keep their own states
-    /// in the spare code 3 while they work ([`crate::menless_solver`]).
+    /// in the spare code 3 while they work ([`crate::solvers::menless`]).
     pub(crate) fn code_atomics(&self) -> &[AtomicU64] {
         &self.codes
     }
@@ -306,64 +293,6 @@ impl std::ops::Deref for PackedSide {
 
     fn deref(&self) -> &PackedValues {
         &self.values
-    }
-}
-
-/// A men placement of one side of a pair: the side (0, or 1 for the
-/// mirror material) and its rank among the men placements of that side.
-pub(crate) type PlacementKey = (u8, u64);
-
-/// The men placements of a slice group, sorted, each packed in 8 bytes:
-/// the side in the top bit, the men rank below (which keeps the order of
-/// `(side, men)`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PlacementKeys(Vec<u64>);
-
-impl PlacementKeys {
-    const SIDE: u64 = 1 << 63;
-
-    /// `key` packed.
-    pub(crate) fn pack((side, men): PlacementKey) -> u64 {
-        debug_assert!(side < 2 && men < Self::SIDE);
-        u64::from(side) << 63 | men
-    }
-
-    fn unpack(packed: u64) -> PlacementKey {
-        ((packed >> 63) as u8, packed & !Self::SIDE)
-    }
-
-    /// Keys already packed and sorted.
-    pub(crate) fn from_sorted(packed: Vec<u64>) -> PlacementKeys {
-        debug_assert!(packed.windows(2).all(|w| w[0] < w[1]));
-        PlacementKeys(packed)
-    }
-
-    /// How many.
-    pub(crate) fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Where `key` is among them.
-    pub(crate) fn position(&self, key: PlacementKey) -> Option<usize> {
-        self.0.binary_search(&Self::pack(key)).ok()
-    }
-
-    /// The keys in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = PlacementKey> + '_ {
-        self.0.iter().map(|&k| Self::unpack(k))
-    }
-
-    /// The keys in order, for a parallel walk (indexed: `enumerate` gives
-    /// each key's place).
-    pub(crate) fn par_iter(&self) -> impl IndexedParallelIterator<Item = PlacementKey> + '_ {
-        self.0.par_iter().map(|&k| Self::unpack(k))
-    }
-}
-
-impl FromIterator<PlacementKey> for PlacementKeys {
-    /// Keys from sorted `(side, men)` pairs.
-    fn from_iter<I: IntoIterator<Item = PlacementKey>>(keys: I) -> Self {
-        PlacementKeys::from_sorted(keys.into_iter().map(PlacementKeys::pack).collect())
     }
 }
 

@@ -4,8 +4,10 @@
 
 use std::path::PathBuf;
 
+use check::{TableCheck, VerifyOptions};
+use format::manifest;
 use format::TableValue;
-use gen::{manifest, BuiltTable, GenOptions, GenReport, TableCheck, VerifyOptions};
+use gen::{BuiltTable, GenOptions, GenReport};
 use probe::{table_dir, MAX_TABLE_PIECES};
 use pyo3::prelude::*;
 
@@ -261,7 +263,7 @@ pub fn verify(
     let (checks, manifest_problems) = py
         .detach(|| {
             let problems = manifest::check(&dir, rule_set)?;
-            Ok((gen::verify(&options)?, problems))
+            Ok((check::verify(&options)?, problems))
         })
         .map_err(gen_error)?;
     let tables: Vec<TableCheckInfo> = checks.iter().map(TableCheckInfo::from).collect();

@@ -111,7 +111,7 @@ pub struct BuildArgs {
     /// parts of the next group: less memory a unit, many more units, the
     /// same tables). The default splits no pair up to seven pieces and
     /// keeps every eight-piece unit within 16 GiB.
-    #[arg(long, value_name = "POSITIONS", default_value_t = gen::DEFAULT_SPLIT_GROUPS_ABOVE)]
+    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_SPLIT_GROUPS_ABOVE)]
     pub split_groups_above: u64,
     /// Solve a slice of more positions than this (both sides to move) in
     /// 2 bits a position instead of 3.5 bytes (slower, same tables; it
@@ -119,7 +119,7 @@ pub struct BuildArgs {
     /// above 8 times this. Only one-man pairs of six kings or more (seven
     /// and eight pieces) and pairs without men from `KKK-KKK` on pass the
     /// default.
-    #[arg(long, value_name = "POSITIONS", default_value_t = gen::DEFAULT_BITSET_SLICES_ABOVE)]
+    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_BITSET_SLICES_ABOVE)]
     pub bitset_slices_above: u64,
     /// These materials (and what they depend on) instead, e.g. KKM-K.
     #[arg(value_parser = parse_material)]
@@ -129,7 +129,7 @@ pub struct BuildArgs {
 impl BuildArgs {
     /// The build the flags describe (bad input when the sizes are out of
     /// range).
-    pub fn options(&self) -> Result<gen::GenOptions, CliError> {
+    pub fn options(&self) -> Result<plan::GenOptions, CliError> {
         let most = probe::MAX_TABLE_PIECES;
         if !(2..=most).contains(&self.pieces) {
             return Err(CliError::bad_input(format!(
@@ -143,7 +143,7 @@ impl BuildArgs {
             )));
         }
         let mut options =
-            gen::GenOptions::new(self.tables.dir.clone(), self.tables.rule_set, self.pieces);
+            plan::GenOptions::new(self.tables.dir.clone(), self.tables.rule_set, self.pieces);
         options.materials = self.materials.clone();
         options.threads = self.work.threads;
         options.quiet = self.work.quiet;

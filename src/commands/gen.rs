@@ -120,13 +120,13 @@ fn run_unit(options: &GenOptions, id: &str, json: bool) -> CliResult {
             "already_done": report.already_done,
             "wrote": tables,
             "seconds": report.seconds,
-            "peak_memory_bytes": gen::peak_memory_bytes(),
+            "peak_memory_bytes": plan::peak_memory_bytes(),
         });
         crate::outln!("{out}");
     } else if report.already_done {
         crate::outln!("{}: already done", report.id);
     } else {
-        let peak = gen::peak_memory_bytes()
+        let peak = plan::peak_memory_bytes()
             .map(|b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64))
             .unwrap_or_else(|| "unknown".into());
         crate::outln!(

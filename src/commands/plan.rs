@@ -1,7 +1,7 @@
-//! `dtb plan`: the units of work of a build (see `gen::plan`), in an order
+//! `dtb plan`: the units of work of a build (see the `plan` crate), in an order
 //! that runs each after what it needs.
 
-use gen::{plan, GenOptions, Unit};
+use plan::{plan, GenOptions, Unit};
 
 use crate::commands::common::BuildArgs;
 use crate::exit::CliResult;
@@ -57,10 +57,10 @@ fn plan_json(units: &[Unit]) -> serde_json::Value {
 
 fn kind_name(unit: &Unit) -> &'static str {
     match unit.kind {
-        gen::UnitKind::Solve => "solve",
-        gen::UnitKind::Group { .. } => "group",
-        gen::UnitKind::Assemble => "assemble",
-        gen::UnitKind::Manifest => "manifest",
+        plan::UnitKind::Solve => "solve",
+        plan::UnitKind::Group { .. } => "group",
+        plan::UnitKind::Assemble => "assemble",
+        plan::UnitKind::Manifest => "manifest",
     }
 }
 
@@ -96,7 +96,7 @@ fn critical_path(units: &[Unit]) -> Vec<usize> {
 fn summary(units: &[Unit], options: &GenOptions) {
     let solved: u64 = units
         .iter()
-        .filter(|u| matches!(u.kind, gen::UnitKind::Solve | gen::UnitKind::Group { .. }))
+        .filter(|u| matches!(u.kind, plan::UnitKind::Solve | plan::UnitKind::Group { .. }))
         .map(|u| u.positions)
         .sum();
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
@@ -131,22 +131,22 @@ fn summary(units: &[Unit], options: &GenOptions) {
 }
 
 /// Core-hours at the measured rates, and the wall time on 1, 16 and 100
-/// nodes of 16 cores (see `gen::estimate`).
+/// nodes of 16 cores (see `plan::estimate`).
 fn cost(units: &[Unit]) {
-    let rates = gen::estimate::MEASURED;
+    let rates = plan::estimate::MEASURED;
     let core_seconds: f64 = units
         .iter()
-        .map(|u| gen::estimate::core_seconds(u, &rates))
+        .map(|u| plan::estimate::core_seconds(u, &rates))
         .sum();
     crate::outln!(
-        "at the rates measured here: {:.1} core-hours (gen::estimate::MEASURED)",
+        "at the rates measured here: {:.1} core-hours (plan::estimate::MEASURED)",
         core_seconds / 3600.0
     );
     let hours = |s: f64| format!("{:.1} h", s / 3600.0);
     let mut walls = Vec::new();
     let mut critical = 0.0;
     for nodes in [1, 16, 100] {
-        let s = gen::estimate::schedule(units, nodes, 16, &rates);
+        let s = plan::estimate::schedule(units, nodes, 16, &rates);
         walls.push(format!(
             "{nodes} node{}: {}",
             if nodes == 1 { "" } else { "s" },

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use gen::{plan, unit_is_done, GenOptions, Unit};
+use gen::unit_is_done;
+use plan::{plan, GenOptions, Unit};
 
 use crate::commands::common::TableArgs;
 use crate::exit::{CliError, CliResult, FAILURE};
@@ -141,7 +142,7 @@ fn job_script(exe: &Path, options: &GenOptions, tables: &TableArgs, unit: &Unit)
     if let Some(most) = options.split_groups_above {
         words.extend(["--split-groups-above".into(), most.to_string()]);
     }
-    if options.bitset_slices_above != gen::DEFAULT_BITSET_SLICES_ABOVE {
+    if options.bitset_slices_above != plan::DEFAULT_BITSET_SLICES_ABOVE {
         let most = options.bitset_slices_above.to_string();
         words.extend(["--bitset-slices-above".into(), most]);
     }
@@ -325,13 +326,13 @@ pub struct VerifySlurmArgs {
 
 /// `dtb verify --slurm`: a `dtb verify --unit` job for every unit of the
 /// plan of `options`' tables; with `--wait`, their verdicts gathered.
-pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliResult {
+pub fn run_verify(options: &check::VerifyOptions, args: &VerifySlurmArgs) -> CliResult {
     let (logs, exe) = prepare(&options.dir, options.rule_set, &args.queue)?;
     let rule_dir = format::table_dir(&options.dir, options.rule_set);
     let mut gen_options = GenOptions::new(options.dir.clone(), options.rule_set, 2);
     gen_options.split_groups_above = options.split_groups_above;
     gen_options.materials = if options.materials.is_empty() {
-        gen::materials_in(&rule_dir)?
+        format::list_tables(&rule_dir)?
     } else {
         options.materials.clone()
     };
@@ -344,13 +345,13 @@ pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliRe
     let named: Vec<format::Material> = options
         .materials
         .iter()
-        .map(|&m| gen::plan::pair_of(m))
+        .map(|&m| plan::pair_of(m))
         .collect();
     let units: Vec<Unit> = plan(&gen_options)
         .into_iter()
         .filter(|u| named.is_empty() || u.material.is_none_or(|p| named.contains(&p)))
         .collect();
-    let memory = gen::verify_memory_bytes(&units, options.rule_set, dtc, options.preload_bytes);
+    let memory = check::verify_memory_bytes(&units, options.rule_set, dtc, options.preload_bytes);
     let mut jobs: HashMap<String, Job> = HashMap::new();
     for (unit, &memory_bytes) in units.iter().zip(&memory) {
         wait_for_room(&jobs, args.queue.max_jobs)?;
@@ -376,7 +377,7 @@ pub fn run_verify(options: &gen::VerifyOptions, args: &VerifySlurmArgs) -> CliRe
 }
 
 /// The shell command of the job that checks unit `id`.
-fn verify_script(exe: &Path, options: &gen::VerifyOptions, id: &str) -> String {
+fn verify_script(exe: &Path, options: &check::VerifyOptions, id: &str) -> String {
     let mut words = vec![
         quote(&exe.display().to_string()),
         "verify".into(),

@@ -3,8 +3,9 @@
 
 use std::io::IsTerminal;
 
+use check::{verify, TableCheck, TableProblem, VerifyOptions};
+use format::manifest;
 use format::Material;
-use gen::{manifest, verify, TableCheck, TableProblem, VerifyOptions};
 use probe::table_dir;
 use serde_json::json;
 
@@ -41,13 +42,13 @@ pub struct Args {
     /// (smallest first; the others are read block by block through the
     /// prober: slower, the same verdicts); it counts in each group's
     /// memory. A whole check resolves them all.
-    #[arg(long, value_name = "MIB", default_value_t = gen::DEFAULT_VERIFY_PRELOAD_BYTES >> 20)]
+    #[arg(long, value_name = "MIB", default_value_t = check::DEFAULT_VERIFY_PRELOAD_BYTES >> 20)]
     preload_memory: u64,
     /// The --split-groups-above of the plan whose units are checked (as
     /// `dtb gen`'s, the default), for the ids of parts of groups
     /// (`<pair>.a<N>.p...`): a bin of parts is checked with the parts of
     /// the next group it reads, not whole groups.
-    #[arg(long, value_name = "POSITIONS", default_value_t = gen::DEFAULT_SPLIT_GROUPS_ABOVE)]
+    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_SPLIT_GROUPS_ABOVE)]
     split_groups_above: u64,
     #[command(flatten)]
     slurm: VerifySlurmArgs,

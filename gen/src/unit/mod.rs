@@ -1,4 +1,4 @@
-//! Running one unit of the plan (see [`crate::plan`]): check that it is not
+//! Running one unit of the plan (see [`plan::units`]): check that it is not
 //! done already, check its inputs, solve, write its output atomically.
 //!
 //! The same function runs a unit in `dtb gen` (one process, every unit in
@@ -8,23 +8,29 @@
 //! (the next group reads it); a unit run alone reads them from the table
 //! directory.
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use format::{Material, MaterialIndex, RuleSet};
+use plan::groups::Bin;
+use plan::units::{
+    self, bin_named, exits_of_pair, group_file, pair_materials, tables_id, Unit, UnitKind,
+};
+use plan::{GenError, GenOptions, PlacementKeys, Progress};
 use probe::Tablebase;
 
-use crate::assembly;
-use crate::error::GenError;
-use crate::group_solve::{self, GroupTarget, SolvedGroup};
-use crate::groups::Bin;
-use crate::options::GenOptions;
-use crate::plan;
-use crate::plan::{exits_of_pair, group_file, pair_materials, tables_id, Unit, UnitKind};
-use crate::progress::Progress;
-use crate::unit_output::{self, ExpectedGroup, GroupId};
-use crate::values::{Layer, PlacementKeys};
-use crate::{counted_solver, files_are_valid, manifest, BuiltTable};
+use crate::solvers::counted;
+use crate::solvers::group::{self, GroupTarget, SolvedGroup};
+use crate::tables::{files_are_valid, open_for_pair};
+use crate::values::Layer;
+
+mod assembly;
+pub(crate) mod group_file;
+pub(crate) mod pair_files;
+pub(crate) mod table_writer;
+
+use group_file::{ExpectedGroup, GroupId};
+pub use pair_files::UnitReport;
+use pair_files::{remove_group_files, rule_dir, write_pair_files};
 
 /// What one process keeps from unit to unit.
 #[derive(Default)]
@@ -59,7 +65,7 @@ impl Session {
     /// The reader for `pair`, opened (and its tables decoded) if needed.
     fn reader(&mut self, options: &GenOptions, pair: Material) -> Result<&Tablebase, GenError> {
         if self.reader.is_none() {
-            let tb = crate::open_for_pair(
+            let tb = open_for_pair(
                 &options.dir,
                 options.rule_set,
                 pair,
@@ -90,33 +96,11 @@ pub(crate) struct PairValues {
 impl PairValues {
     /// The pair's sides, if every group of the pair was solved into them.
     pub(crate) fn into_complete_sides(self) -> Option<Vec<crate::values::PackedSide>> {
-        let lowest = crate::groups::group_advancements(self.pair).last().copied();
+        let lowest = plan::groups::group_advancements(self.pair).last().copied();
         (self.from_the_top && lowest == Some(self.last))
             .then_some(self.layer)
             .and_then(Layer::into_sides)
     }
-}
-
-/// What running a unit did.
-#[derive(Debug, Default)]
-pub struct UnitReport {
-    /// The unit.
-    pub id: String,
-    /// Its output was there and valid: nothing was done.
-    pub already_done: bool,
-    /// Tables it wrote.
-    pub built: Vec<BuiltTable>,
-    /// DTC files it wrote.
-    pub dtc_built: Vec<BuiltTable>,
-    /// Tables that were there and valid already (a pair's other side).
-    pub skipped: Vec<Material>,
-    /// Wall time, in seconds.
-    pub seconds: f64,
-}
-
-/// The rule set's folder of a build.
-pub(crate) fn rule_dir(options: &GenOptions) -> PathBuf {
-    format::table_dir(&options.dir, options.rule_set)
 }
 
 /// Whether every file of `pair`'s tables is there and valid.
@@ -131,9 +115,8 @@ pub(crate) fn pair_done(options: &GenOptions, pair: Material) -> bool {
 /// nothing).
 pub(crate) fn is_done(options: &GenOptions, unit: &Unit) -> bool {
     match (unit.kind, unit.material) {
-        (UnitKind::Manifest, _) => {
-            manifest::check(&rule_dir(options), options.rule_set).is_ok_and(|p| p.is_empty())
-        }
+        (UnitKind::Manifest, _) => format::manifest::check(&rule_dir(options), options.rule_set)
+            .is_ok_and(|p| p.is_empty()),
         (
             UnitKind::Group {
                 advancement, part, ..
@@ -164,36 +147,12 @@ fn read_group(
         // Worked out only for a file that is there; a part that starts
         // no bin has no placements.
         keys: || match bin_named(options, pair, advancement, part) {
-            Ok(bin) => group_solve::placements_of_group(pair, advancement, bin),
+            Ok(bin) => group::placements_of_group(pair, advancement, bin),
             Err(_) => PlacementKeys::default(),
         },
         king_placements: MaterialIndex::new(pair).king_placements(),
     };
-    unit_output::read_group(&path, expected, options.dtc)
-}
-
-/// The bin of group `advancement` of `pair` whose first part is `part`
-/// (`None` for a whole group).
-pub(crate) fn bin_named(
-    options: &GenOptions,
-    pair: Material,
-    advancement: u32,
-    part: Option<u32>,
-) -> Result<Option<Bin>, GenError> {
-    let Some(first) = part else {
-        return Ok(None);
-    };
-    let indexes = group_solve::pair_indexes(pair);
-    plan::group_bins(options, &indexes, advancement)
-        .named(first)
-        .map(Some)
-        .ok_or_else(|| {
-            GenError::BadOptions(format!(
-                "{pair}: group {advancement} has no part {} starting a bin at this \
-                 --split-groups-above",
-                crate::groups::part_name(first)
-            ))
-        })
+    group_file::read_group(&path, expected, options.dtc)
 }
 
 /// Reads the output of group `advancement` of `pair` (of its part
@@ -262,7 +221,7 @@ pub(crate) fn run(
         return Ok(report);
     }
     match (unit.kind, unit.material) {
-        (UnitKind::Manifest, _) => manifest::write(&rule_dir(options), options.rule_set)?,
+        (UnitKind::Manifest, _) => format::manifest::write(&rule_dir(options), options.rule_set)?,
         (UnitKind::Solve, Some(pair)) => {
             session.keep_only(pair);
             check_exit_tables(options, &unit.id, pair, session)?;
@@ -316,7 +275,7 @@ fn tidy_finished(options: &GenOptions, unit: &Unit) -> Result<(), GenError> {
     };
     let pair_files = matches!(unit.kind, UnitKind::Assemble | UnitKind::Solve);
     if pair_files && options.dtc && options.compact_dtc {
-        crate::output::compact_dtc_pair(&dir, pair, options.rule_set)?;
+        table_writer::compact_dtc_pair(&dir, pair, options.rule_set)?;
     }
     if unit.kind == UnitKind::Assemble {
         remove_group_files(&dir, pair)?;
@@ -349,9 +308,9 @@ impl GroupWork<'_> {
         let Some(bin) = self.bin()? else {
             return read(None).map(Some);
         };
-        let indexes = group_solve::pair_indexes(self.pair);
-        let own = plan::group_bins(self.options, &indexes, self.advancement);
-        let next = plan::group_bins(self.options, &indexes, r);
+        let indexes = units::pair_indexes(self.pair);
+        let own = units::group_bins(self.options, &indexes, self.advancement);
+        let next = units::group_bins(self.options, &indexes, r);
         let symmetric = self.pair.is_symmetric();
         let parts = own
             .bins_read(bin, self.advancement, symmetric, &next)
@@ -375,20 +334,20 @@ impl GroupWork<'_> {
     ) -> Result<SolvedGroup, GenError> {
         let tb = session.reader(self.options, self.pair)?;
         let o = self.options;
-        let group = group_solve::GroupOf {
+        let group = group::GroupOf {
             material: self.pair,
             advancement: self.advancement,
             bin: self.bin()?,
         };
-        let how = (o.dtc, group_solve::SliceMode::of(o));
-        group_solve::solve_group(tb, o.rule_set, group, target, how, progress)
+        let how = (o.dtc, plan::SliceMode::of(o));
+        group::solve_group(tb, o.rule_set, group, target, how, progress)
     }
 }
 
 /// Solves one group (or part) and writes its output file.
 fn run_group(work: &GroupWork, session: &mut Session, progress: &Progress) -> Result<(), GenError> {
     let (options, pair) = (work.options, work.pair);
-    let in_pair_values = plan::solves_in_pair_values(options, pair);
+    let in_pair_values = units::solves_in_pair_values(options, pair);
     let solved = if in_pair_values {
         solve_in_pair_values(work, session, progress)?
     } else {
@@ -396,14 +355,14 @@ fn run_group(work: &GroupWork, session: &mut Session, progress: &Progress) -> Re
     };
     progress.message("writing");
     let path = rule_dir(options).join(group_file(pair, work.advancement, work.part));
-    unit_output::remove_partials_of(&path)?;
+    group_file::remove_partials_of(&path)?;
     let id = GroupId {
         material: pair,
         rule_set: options.rule_set,
         advancement: work.advancement,
         part: work.part,
     };
-    unit_output::write_group(&path, id, &solved.layer)?;
+    group_file::write_group(&path, id, &solved.layer)?;
     // The next group reads this one whole; parts are read from their
     // files, several at a time.
     if !in_pair_values && work.part.is_none() {
@@ -446,9 +405,9 @@ fn solve_in_pair_values(
     let (layer, from_the_top) = match kept {
         Some(v) => (v.layer, v.from_the_top),
         None => {
-            let layer = Layer::Pair(group_solve::pair_sides(work.pair, work.options.dtc)?);
+            let layer = Layer::Pair(group::pair_sides(work.pair, work.options.dtc)?);
             if let Some(group) = work.read_input()? {
-                group_solve::copy_group_in(&layer, &group)?;
+                group::copy_group_in(&layer, &group)?;
             }
             (layer, work.reads.is_none())
         }
@@ -465,8 +424,8 @@ fn solve_in_pair_values(
 
 /// A solved pair, from either solver.
 enum Solved {
-    Whole(counted_solver::Solved),
-    Slices(group_solve::PackedPair),
+    Whole(counted::Solved),
+    Slices(group::PackedPair),
 }
 
 /// Solves a whole pair (a counted ending, a material without men, or any
@@ -481,23 +440,17 @@ fn solve_pair(
     let start = Instant::now();
     let rule_set = options.rule_set;
     let tb = session.reader(options, pair)?;
-    let solved = if options.slices && group_solve::uses_slices(pair) {
-        Solved::Slices(group_solve::solve(
+    let solved = if options.slices && group::uses_slices(pair) {
+        Solved::Slices(group::solve(
             tb,
             rule_set,
             pair,
             progress,
-            (options.dtc, group_solve::SliceMode::of(options)),
+            (options.dtc, plan::SliceMode::of(options)),
         )?)
     } else {
         let queue_budget = usize::try_from(options.queue_bytes / 8).unwrap_or(usize::MAX);
-        Solved::Whole(counted_solver::solve(
-            tb,
-            rule_set,
-            pair,
-            progress,
-            queue_budget,
-        )?)
+        Solved::Whole(counted::solve(tb, rule_set, pair, progress, queue_budget)?)
     };
     let dtc = match (&solved, options.dtc) {
         (Solved::Whole(whole), true) => Some(with_dtc(whole, tb, rule_set, progress)?),
@@ -511,83 +464,29 @@ fn solve_pair(
     };
     let dir = rule_dir(options);
     let write_table = |k: usize| match &solved {
-        Solved::Whole(s) => crate::output::write_side(&s.sides[k], &dir, rule_set, s.levels),
-        Solved::Slices(p) => crate::output::write_packed_side(&p.sides[k], &dir, rule_set),
+        Solved::Whole(s) => table_writer::write_side(&s.sides[k], &dir, rule_set, s.levels),
+        Solved::Slices(p) => table_writer::write_packed_side(&p.sides[k], &dir, rule_set),
     };
-    let write_dtc = |k: usize| crate::output::write_dtc_side(dtc_side(k)?, &dir, rule_set);
+    let write_dtc = |k: usize| table_writer::write_dtc_side(dtc_side(k)?, &dir, rule_set);
     write_pair_files(options, pair, seconds, report, write_dtc, write_table)
-}
-
-/// Writes the files of `pair` that are missing: its DTC files (side `k`'s
-/// by `write_dtc(k)`) when asked for, and its tables (side `k`'s by
-/// `write_table(k)`); a valid table is never written again (another
-/// process may have made it meanwhile).
-pub(crate) fn write_pair_files(
-    options: &GenOptions,
-    pair: Material,
-    seconds: f64,
-    report: &mut UnitReport,
-    mut write_dtc: impl FnMut(usize) -> Result<(PathBuf, format::TableStats), GenError>,
-    mut write_table: impl FnMut(usize) -> Result<(PathBuf, format::TableStats), GenError>,
-) -> Result<(), GenError> {
-    let dir = rule_dir(options);
-    let rule_set = options.rule_set;
-    for (k, material) in pair_materials(pair).into_iter().enumerate() {
-        if options.dtc && !crate::dtc_is_valid(&dir, material, rule_set) {
-            let (path, stats) = write_dtc(k)?;
-            report.dtc_built.push(built(material, path, stats, seconds));
-        }
-        let path = format::table_path(&dir, material);
-        if crate::table_is_valid(&path, material, rule_set) {
-            report.skipped.push(material);
-            continue;
-        }
-        let (path, stats) = write_table(k)?;
-        report.built.push(built(material, path, stats, seconds));
-    }
-    if options.dtc && options.compact_dtc {
-        if let Some(m) = crate::output::compact_dtc_pair(&dir, pair, rule_set)? {
-            for b in report.dtc_built.iter_mut().filter(|b| b.material == m) {
-                b.bytes = std::fs::metadata(&b.path).map_or(0, |md| md.len());
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A table written, with its size read back.
-pub(crate) fn built(
-    material: Material,
-    path: PathBuf,
-    stats: format::TableStats,
-    seconds: f64,
-) -> BuiltTable {
-    BuiltTable {
-        material,
-        bytes: std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0),
-        path,
-        positions: MaterialIndex::new(material).count(),
-        stats,
-        seconds,
-    }
 }
 
 /// The DTC values of a pair the whole-material solver solved: its
 /// results (with a freshly entered count, in a counted ending) are taken as
 /// known, and the slices are walked once more for the distances.
 fn with_dtc(
-    solved: &counted_solver::Solved,
+    solved: &counted::Solved,
     tb: &Tablebase,
     rule_set: RuleSet,
     progress: &Progress,
-) -> Result<group_solve::PackedPair, GenError> {
+) -> Result<group::PackedPair, GenError> {
     let material = solved.sides[0].material;
     let class = material.counted_ending();
-    let sides = group_solve::pair_sides(material, true)?;
+    let sides = group::pair_sides(material, true)?;
     for (side, whole) in sides.iter().zip(&solved.sides) {
         // Capture positions too: a man step may lead to one.
         for i in 0..whole.len() {
-            let (wdl, plies) = counted_solver::decode_state(whole.state(i));
+            let (wdl, plies) = counted::decode_state(whole.state(i));
             let value = format::TableValue {
                 wdl,
                 distance: (wdl != format::Wdl::Draw).then_some(plies.min(255) as u8),
@@ -599,35 +498,5 @@ fn with_dtc(
             );
         }
     }
-    group_solve::solve_dtc_of_known(tb, rule_set, sides, progress)
-}
-
-/// Removes the output files of `pair`'s groups (once its tables are
-/// written) and any temporary ones.
-pub(crate) fn remove_group_files(dir: &Path, pair: Material) -> Result<(), GenError> {
-    let units = dir.join(crate::plan::UNITS_DIR);
-    let Ok(entries) = std::fs::read_dir(&units) else {
-        return Ok(());
-    };
-    let prefix = format!("{pair}.a");
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let ours = name.strip_prefix(&prefix).is_some_and(|rest| {
-            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-            let after = &rest[digits..];
-            let part_file = after.strip_prefix(".p").is_some_and(|part| {
-                part.strip_suffix(".dtg")
-                    .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit() || b"_ns".contains(&b)))
-            });
-            digits > 0 && (after.starts_with(".dtg") || part_file)
-        });
-        if ours {
-            std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;
-        }
-    }
-    // The folder goes when it is empty (a group being written elsewhere
-    // keeps it, or makes it again: see `unit_output::write_group`).
-    let _ = std::fs::remove_dir(&units);
-    Ok(())
+    group::solve_dtc_of_known(tb, rule_set, sides, progress)
 }

@@ -23,10 +23,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use format::{value_kind, Material, MaterialIndex, RuleSet};
 
 use crate::error::GenError;
-use crate::group_solve::SliceMode;
 use crate::groups::{group_advancements, placements_by_advancement, Bin};
+use crate::memory::{
+    bitset_work_bytes, menless_in_two_bits, menless_slice_nodes, menless_work_bytes,
+    solved_without_men, values_bytes, SliceMode,
+};
 use crate::options::GenOptions;
-use crate::values::PackedValues;
 
 /// What a unit does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +95,16 @@ pub fn pair_materials(pair: Material) -> Vec<Material> {
     } else {
         vec![pair, pair.mirrored()]
     }
+}
+
+/// The indexes of `material`'s pair: its own, then its mirror's unless
+/// it is symmetric.
+pub fn pair_indexes(material: Material) -> Vec<MaterialIndex> {
+    let mut indexes = vec![MaterialIndex::new(material)];
+    if !material.is_symmetric() {
+        indexes.push(MaterialIndex::new(material.mirrored()));
+    }
+    indexes
 }
 
 /// Whether `pair` is solved group by group (it has men and is not a
@@ -166,7 +178,7 @@ pub fn group_positions(pair: Material, advancement: u32) -> u64 {
 const PAIR_VALUES_LIMIT: u64 = 256 << 20;
 
 /// The work of the one slice of a pair without men on the slice solver
-/// ([`crate::group_solve::menless_in_two_bits`] false), in tenths of a
+/// ([`menless_in_two_bits`] false), in tenths of a
 /// byte per node: its cells, seeds and waves. Measured peaks, two
 /// threads, less the values and tables: 3.8 bytes a node for `KK-KKKK`
 /// (477 M nodes), 4.8 for `K-KKKKK` (191 M).
@@ -174,8 +186,8 @@ const MENLESS_SLICE_TENTHS: u64 = 45;
 
 /// Whether `pair`'s groups are solved into the values of the whole pair
 /// (small pairs; see `PAIR_VALUES_LIMIT`).
-pub(crate) fn solves_in_pair_values(options: &GenOptions, pair: Material) -> bool {
-    PackedValues::bytes_for(pair_positions(pair), true, options.dtc) <= PAIR_VALUES_LIMIT
+pub fn solves_in_pair_values(options: &GenOptions, pair: Material) -> bool {
+    values_bytes(pair_positions(pair), true, options.dtc) <= PAIR_VALUES_LIMIT
         && !splits_groups(options, pair)
 }
 
@@ -250,7 +262,7 @@ pub fn plan(options: &GenOptions) -> Vec<Unit> {
         kind: UnitKind::Manifest,
         material: None,
         needs: writers,
-        writes: vec![PathBuf::from(crate::manifest::MANIFEST)],
+        writes: vec![PathBuf::from(format::manifest::MANIFEST)],
         positions: 0,
         memory_bytes: MemoryModel::BASE,
     });
@@ -295,7 +307,7 @@ fn part_units(
     needs: &[String],
     memory: &MemoryModel,
 ) -> Vec<Unit> {
-    let indexes = crate::group_solve::pair_indexes(pair);
+    let indexes = pair_indexes(pair);
     let kings = indexes[0].king_placements();
     let mut units = Vec::new();
     let mut next: Option<(u32, Arc<GroupBins>)> = None;
@@ -334,21 +346,21 @@ fn part_units(
 
 /// The parts of one group of a pair solved in parts: the keys of each
 /// part, and its bins with their keys.
-pub(crate) struct GroupBins {
+pub struct GroupBins {
     /// Keys (men placements, both sides) of each part.
-    pub(crate) sizes: std::collections::BTreeMap<u32, u64>,
+    pub sizes: std::collections::BTreeMap<u32, u64>,
     /// The bins, in key order, with their keys.
-    pub(crate) bins: Vec<(Bin, u64)>,
+    pub bins: Vec<(Bin, u64)>,
 }
 
 impl GroupBins {
     /// The bin named by its first part `first`, if there is one.
-    pub(crate) fn named(&self, first: u32) -> Option<Bin> {
+    pub fn named(&self, first: u32) -> Option<Bin> {
         crate::groups::bin_of(&self.bins, first).filter(|b| b.first == first)
     }
 
     /// The bin that holds part `part`, if any.
-    pub(crate) fn holding(&self, part: u32) -> Option<Bin> {
+    pub fn holding(&self, part: u32) -> Option<Bin> {
         crate::groups::bin_of(&self.bins, part)
     }
 
@@ -359,7 +371,7 @@ impl GroupBins {
 
     /// The bins of `next` (the group one advancement further) that bin
     /// `bin` of this group (of advancement `advancement`) reads.
-    pub(crate) fn bins_read(
+    pub fn bins_read(
         &self,
         bin: Bin,
         advancement: u32,
@@ -382,7 +394,7 @@ impl GroupBins {
 /// unit) needs them, with those of the next group: a process keeps them
 /// (a few thousand parts a group at most), so that an in-process build
 /// walks each group once, not once a bin.
-pub(crate) fn group_bins(
+pub fn group_bins(
     options: &GenOptions,
     indexes: &[MaterialIndex],
     advancement: u32,
@@ -402,6 +414,30 @@ pub(crate) fn group_bins(
         .unwrap_or_else(|e| e.into_inner())
         .insert(key, Arc::clone(&found));
     found
+}
+
+/// The bin of group `advancement` of `pair` whose first part is `part`
+/// (`None` for a whole group).
+pub fn bin_named(
+    options: &GenOptions,
+    pair: Material,
+    advancement: u32,
+    part: Option<u32>,
+) -> Result<Option<Bin>, GenError> {
+    let Some(first) = part else {
+        return Ok(None);
+    };
+    let indexes = pair_indexes(pair);
+    group_bins(options, &indexes, advancement)
+        .named(first)
+        .map(Some)
+        .ok_or_else(|| {
+            GenError::BadOptions(format!(
+                "{pair}: group {advancement} has no part {} starting a bin at this \
+                 --split-groups-above",
+                crate::groups::part_name(first)
+            ))
+        })
 }
 
 /// The unit `id` of the build `options` describes (see the module's ids).
@@ -451,6 +487,26 @@ pub fn exits_of_pair(pair: Material) -> Vec<Material> {
                 out.push(p);
             }
         }
+    }
+    out
+}
+
+/// The materials whose tables `material`'s pair reads: its exits (see
+/// [`Material::exits`]) and what the captures and crownings of its smaller
+/// exits lead to, and so on (a capture answered by a capture is resolved by
+/// search). Exits as large as the pair (crownings) are read directly only.
+pub fn reachable(material: Material) -> Vec<Material> {
+    let mut out = material.exits();
+    let mut next = 0;
+    while next < out.len() {
+        if out[next].pieces() < material.pieces() {
+            for exit in out[next].exits() {
+                if !out.contains(&exit) {
+                    out.push(exit);
+                }
+            }
+        }
+        next += 1;
     }
     out
 }
@@ -506,9 +562,9 @@ impl MemoryModel {
     }
 
     /// The tables `pair` reads: those decoded whole (smallest first, as
-    /// `open_for_pair` chooses them) and the block cache if some are not.
+    /// the builder chooses them) and the block cache if some are not.
     fn tables(&self, pair: Material) -> u64 {
-        let mut exits = crate::reachable(pair);
+        let mut exits = reachable(pair);
         exits.sort_by_key(|e| MaterialIndex::new(*e).count());
         let mut preloaded = 0u64;
         let mut all_fit = true;
@@ -550,7 +606,7 @@ impl MemoryModel {
     /// or 2 bits a node and its marks.
     fn slice_work(&self, nodes: u64, slices: u64) -> u64 {
         match self.slice_mode.for_slices(nodes, slices, self.threads) {
-            SliceMode::Bitset => crate::slice_solver::bitset_work_bytes(nodes, self.dtc),
+            SliceMode::Bitset => bitset_work_bytes(nodes, self.dtc),
             SliceMode::OneThreadEach => self.threads * nodes * 10,
             _ => nodes * 10,
         }
@@ -570,11 +626,10 @@ impl MemoryModel {
         let layers = if self.in_pair_values(pair) {
             // The pair's values, and the group's own copy to write out
             // (and the group read, while it is copied in).
-            PackedValues::bytes_for(pair_positions(pair), true, self.dtc)
-                + PackedValues::bytes_for(own.max(read), true, self.dtc)
+            values_bytes(pair_positions(pair), true, self.dtc)
+                + values_bytes(own.max(read), true, self.dtc)
         } else {
-            PackedValues::bytes_for(own, true, self.dtc)
-                + PackedValues::bytes_for(read, false, false)
+            values_bytes(own, true, self.dtc) + values_bytes(read, false, false)
         };
         Self::BASE
             + layers
@@ -589,7 +644,7 @@ impl MemoryModel {
 
     fn solve(&self, pair: Material) -> u64 {
         let positions = pair_positions(pair);
-        let values = PackedValues::bytes_for(positions, true, self.dtc);
+        let values = values_bytes(positions, true, self.dtc);
         let work = if pair.counted_ending().is_some() {
             // The whole-material solver: 4 bytes a position and its lists
             // of positions by level (8 bytes an entry, at most one per
@@ -598,14 +653,13 @@ impl MemoryModel {
             positions * 4
                 + (positions * 8).min(self.queue_bytes)
                 + if self.dtc { values } else { 0 }
-        } else if crate::group_solve::menless_in_two_bits(pair, self.slice_mode) {
+        } else if menless_in_two_bits(pair, self.slice_mode) {
             // Codes only without DTC (the capture marks are found again,
             // a window at a time, when the tables are written).
-            PackedValues::bytes_for(positions, self.dtc, self.dtc)
-                + crate::menless_solver::work_bytes(positions, self.dtc)
-        } else if crate::menless_solver::applies(pair) {
+            values_bytes(positions, self.dtc, self.dtc) + menless_work_bytes(positions, self.dtc)
+        } else if solved_without_men(pair) {
             // One slice, solved by every thread.
-            values + crate::group_solve::menless_slice_nodes(pair) * MENLESS_SLICE_TENTHS / 10
+            values + menless_slice_nodes(pair) * MENLESS_SLICE_TENTHS / 10
         } else {
             // Without slices (`GenOptions::slices` false), priced as one
             // slice in a group of many.
@@ -615,7 +669,7 @@ impl MemoryModel {
     }
 
     fn in_pair_values(&self, pair: Material) -> bool {
-        PackedValues::bytes_for(pair_positions(pair), true, self.dtc) <= PAIR_VALUES_LIMIT
+        values_bytes(pair_positions(pair), true, self.dtc) <= PAIR_VALUES_LIMIT
             && !has_group_above(pair, self.split_above)
     }
 

@@ -36,30 +36,18 @@ use format::{
     child_view_in, table_position, value_from_children, ChildView, Material, MaterialIndex,
     RuleSet, TableValue, UnrankCursor, ValueKind, Wdl,
 };
+use plan::{GenError, PlacementKeys, Progress};
 use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{CountedEnding, Move, Position};
 
-use crate::error::GenError;
-use crate::progress::Progress;
 use crate::resolved::{
     bit, decode_window_raw, PositionFlags, ResolvedTable, ResolvedTables, Window, CHUNK,
 };
-use crate::values::PlacementKeys;
+use crate::verdict::Mismatch;
 
 /// How many mismatches a verdict keeps (it counts them all).
 pub(crate) const KEEP: usize = 20;
-
-/// A stored value that its successors contradict.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    /// The position, White to move, in PDN.
-    pub fen: String,
-    /// What the table says.
-    pub stored: TableValue,
-    /// What the moves say.
-    pub expected: TableValue,
-}
 
 /// The running count of one file's check, shared by the worker threads.
 #[derive(Default)]
@@ -74,7 +62,7 @@ pub(crate) struct Tally {
 
 impl Tally {
     /// Puts the counts and the first mismatches (sorted) into `check`.
-    pub(crate) fn finish(self, check: &mut crate::verify::TableCheck) {
+    pub(crate) fn finish(self, check: &mut crate::verdict::TableCheck) {
         let mut mismatches = self.kept.into_inner().expect("no panics while held");
         mismatches.sort_by(|a, b| a.fen.cmp(&b.fen));
         check.checked = self.checked.into_inner();
@@ -361,7 +349,7 @@ impl PairCheck {
         (own, next): (&[PlacementKeys], &[PlacementKeys]),
         with_dtc: bool,
     ) -> Result<PairCheck, GenError> {
-        let materials = crate::plan::pair_materials(pair);
+        let materials = plan::pair_materials(pair);
         let indexes: Vec<MaterialIndex> =
             materials.iter().map(|&m| MaterialIndex::new(m)).collect();
         let by_side = |keys: &[PlacementKeys]| {
@@ -813,7 +801,7 @@ fn read_dtc_window(
 ) -> Result<(Option<Vec<u8>>, bool), GenError> {
     let path = format::dtc_path(resolved.dir(), material);
     let rule_set = resolved.rule_set();
-    let reader = crate::verify::open_positioned(&path, material, rule_set, ValueKind::Dtc)?;
+    let reader = crate::files::open_positioned(&path, material, rule_set, ValueKind::Dtc)?;
     if reader.header().from_mirror {
         return Ok((None, true));
     }

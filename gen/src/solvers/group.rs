@@ -1,4 +1,4 @@
-//! Solving with the slice solver ([`crate::slice_solver`]): one slice
+//! Solving with the slice solver ([`crate::solvers::slice`]): one slice
 //! group (every slice of one advancement, independent of each other, in
 //! parallel) into a layer of its own or into the whole pair's values; a
 //! whole pair group after group; and [`SliceGroup`], one group ready to be
@@ -8,12 +8,15 @@ use format::{Material, MaterialIndex, RuleSet};
 use probe::Tablebase;
 use rayon::prelude::*;
 
-use crate::captures::ChildTables;
-use crate::error::GenError;
-use crate::groups::{group_advancements, group_keys, group_slices, Bin, Slice};
-use crate::progress::Progress;
-use crate::slice_solver::{SliceScratch, SliceSolver};
-use crate::values::{Layer, PackedSide, PackedValues, PlacementKeys};
+use crate::solvers::captures::ChildTables;
+use crate::solvers::slice::{SliceScratch, SliceSolver};
+use crate::values::{Layer, PackedSide, PackedValues};
+use plan::groups::{group_advancements, group_keys, group_slices, Bin, Slice};
+use plan::memory::{menless_in_two_bits, menless_mode, solved_without_men, Marks, SliceMode};
+use plan::units::pair_indexes;
+use plan::GenError;
+use plan::PlacementKeys;
+use plan::Progress;
 
 /// Whether `material` (and its mirror) is solved slice by slice.
 pub(crate) fn uses_slices(material: Material) -> bool {
@@ -51,114 +54,18 @@ pub(crate) fn solve(
     (with_dtc, mode): (bool, SliceMode),
 ) -> Result<PackedPair, GenError> {
     if menless_in_two_bits(material, mode) {
-        let sides = crate::menless_solver::pair_sides(material, with_dtc)?;
+        let sides = crate::solvers::menless::pair_sides(material, with_dtc)?;
         let positions = sides.iter().map(PackedSide::len).sum();
-        let marks = crate::menless_solver::Marks::for_pair(positions, with_dtc);
-        crate::menless_solver::solve(tb, rule_set, &sides, marks, progress)?;
+        let marks = Marks::for_pair(positions, with_dtc);
+        crate::solvers::menless::solve(tb, rule_set, &sides, marks, progress)?;
         return Ok(PackedPair { sides });
     }
-    let mode = match crate::menless_solver::applies(material) {
+    let mode = match solved_without_men(material) {
         true => menless_mode(mode),
         false => mode,
     };
     let sides = pair_sides(material, with_dtc)?;
     solve_with(tb, rule_set, sides, false, progress, mode)
-}
-
-/// How the slices of a group are solved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SliceMode {
-    /// As their size says: in 2 bits a position
-    /// ([`SliceMode::Bitset`]) when a slice has more than `bitset_above`
-    /// positions (both sides), else as [`run_group`] decides.
-    Auto {
-        /// [`GenOptions::bitset_slices_above`](crate::GenOptions).
-        bitset_above: u64,
-    },
-    /// Each slice by one thread.
-    OneThreadEach,
-    /// Each slice by all threads together ([`SliceSolver::solve_big`]).
-    AllThreads,
-    /// Each slice by all threads together in 2 bits a position.
-    Bitset,
-}
-
-impl Default for SliceMode {
-    /// As their size says, with the default of
-    /// [`GenOptions::bitset_slices_above`](crate::GenOptions).
-    fn default() -> SliceMode {
-        SliceMode::Auto {
-            bitset_above: crate::options::DEFAULT_BITSET_SLICES_ABOVE,
-        }
-    }
-}
-
-impl SliceMode {
-    /// The mode `options` ask for.
-    pub(crate) fn of(options: &crate::GenOptions) -> SliceMode {
-        SliceMode::Auto {
-            bitset_above: options.bitset_slices_above,
-        }
-    }
-
-    /// The mode the slices of `nodes` nodes each (both sides to move) of a
-    /// group of `slices` slices are solved in by `threads` threads:
-    /// [`SliceMode::Auto`] decided, any other mode itself. The solver and
-    /// the plan (which prices and sizes a group by it) both ask here.
-    pub(crate) fn for_slices(self, nodes: u64, slices: u64, threads: u64) -> SliceMode {
-        // Slices this big are solved one at a time by every thread; so
-        // are those of groups too small to keep every thread busy (a
-        // one-man material has 5 slices a group), unless tiny.
-        const BIG: u64 = 1 << 23;
-        const SMALL: u64 = 1 << 16;
-        let few = slices < 4 * threads && nodes > SMALL;
-        match self {
-            SliceMode::Auto { bitset_above } if nodes > bitset_above => SliceMode::Bitset,
-            SliceMode::Auto { .. } if nodes > BIG || few => SliceMode::AllThreads,
-            SliceMode::Auto { .. } => SliceMode::OneThreadEach,
-            mode => mode,
-        }
-    }
-}
-
-/// How many times `bitset_slices_above` positions a pair without men may
-/// have and still go to the slice solver. Such a pair is one slice, but
-/// it takes about half the memory a position of a big slice with men
-/// (5 bytes against 10 at the peak) and the slice solver does it in three
-/// quarters of the bit-set solver's time (`KK-KKKK`: 244 against 328
-/// core-seconds). With the default threshold that is 2^29 nodes
-/// ([`menless_slice_nodes`]): `K-KKKKK` and `KK-KKKK` (477 M) by the
-/// slice solver, `KKK-KKK` (636 M nodes) and every pair from seven pieces
-/// on (`K-KKKKKK`, 1.4 G, and up) by the bit-set solver.
-pub(crate) const MENLESS_SLICE_FACTOR: u64 = 8;
-
-/// Whether the pair of `material` is one without men that `mode` solves in
-/// 2 bits a position, by the bit-set solver for materials without men: a
-/// slice of all its positions, when it has more than
-/// [`MENLESS_SLICE_FACTOR`] times `bitset_slices_above` of them (or
-/// `mode` asks for 2 bits). The solver and the plan both ask here.
-pub(crate) fn menless_in_two_bits(material: Material, mode: SliceMode) -> bool {
-    crate::menless_solver::applies(material)
-        && menless_mode(mode).for_slices(menless_slice_nodes(material), 1, 1) == SliceMode::Bitset
-}
-
-/// The nodes of the one slice of a pair without men, both sides to move
-/// (as [`run_group`] counts them): the pair's positions, twice those of a
-/// material that is its own mirror (`KKK-KKK`: 636 M nodes, so the
-/// bit-set solver, which solves one side of it).
-pub(crate) fn menless_slice_nodes(material: Material) -> u64 {
-    2 * MaterialIndex::new(material).king_placements()
-}
-
-/// The mode the one slice of a pair without men is solved in: `mode`,
-/// with an automatic threshold [`MENLESS_SLICE_FACTOR`] times higher.
-pub(crate) fn menless_mode(mode: SliceMode) -> SliceMode {
-    match mode {
-        SliceMode::Auto { bitset_above } => SliceMode::Auto {
-            bitset_above: bitset_above.saturating_mul(MENLESS_SLICE_FACTOR),
-        },
-        mode => mode,
-    }
 }
 
 /// Finds the DTC values of a pair whose results are known: `sides` hold
@@ -257,25 +164,15 @@ fn run_group_of_keys(
     for batch in own.chunks(BATCH) {
         let slices: Vec<Slice> = batch
             .par_iter()
-            .filter_map(|&men| crate::groups::slice_of(indexes, men))
+            .filter_map(|&men| plan::groups::slice_of(indexes, men))
             .collect();
         run_group(solver, &slices, mode, progress)?;
     }
     Ok(())
 }
 
-/// The indexes of `material`'s pair: its own, then its mirror's unless
-/// it is symmetric.
-pub(crate) fn pair_indexes(material: Material) -> Vec<MaterialIndex> {
-    let mut indexes = vec![MaterialIndex::new(material)];
-    if !material.is_symmetric() {
-        indexes.push(MaterialIndex::new(material.mirrored()));
-    }
-    indexes
-}
-
 /// The keys of the group of advancement `advancement` of `material`'s
-/// pair, or of its parts in bin `bin` (as [`crate::groups::group_keys`]
+/// pair, or of its parts in bin `bin` (as [`plan::groups::group_keys`]
 /// gives them).
 pub(crate) fn placements_of_group(
     material: Material,
@@ -318,7 +215,7 @@ pub(crate) struct GroupOf {
     /// Rows the men have walked.
     pub(crate) advancement: u32,
     /// The parts of the group it takes, in a pair solved in parts (see
-    /// [`crate::groups::part_of_men`]).
+    /// [`plan::groups::part_of_men`]).
     pub(crate) bin: Option<Bin>,
 }
 
@@ -446,7 +343,7 @@ impl SliceGroup {
         let Some(&advancement) = advancements.get(which) else {
             return Ok(None);
         };
-        let tb = crate::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
+        let tb = crate::tables::open_for_pair(dir, rule_set, material, 256 << 20, 2 << 30)?;
         let mut read = Layer::empty_group();
         for &earlier in &advancements[..which] {
             let hidden = Progress::hidden();
@@ -470,7 +367,7 @@ impl SliceGroup {
 
     /// The positions of the group (both sides to move).
     pub fn positions(&self) -> u64 {
-        crate::plan::group_positions(self.material, self.advancement)
+        plan::units::group_positions(self.material, self.advancement)
     }
 
     /// Solves the group; returns the positions solved.
@@ -499,9 +396,9 @@ impl SliceGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::menless_solver::{Marks, EXACT_MARKS_UP_TO};
     use crate::{generate, GenOptions};
     use format::Wdl;
+    use plan::memory::{menless_slice_nodes, EXACT_MARKS_UP_TO, MENLESS_SLICE_FACTOR};
 
     /// `Auto` takes the 2-bit path above its threshold, every thread on
     /// one slice for big slices or too few of them (unless tiny), a slice
@@ -544,8 +441,8 @@ mod tests {
         let tb = Tablebase::open(dir.path(), rule_set).unwrap();
         let pairs: Vec<Material> = Material::all_up_to(pieces)
             .into_iter()
-            .filter(|m| m.pieces() == pieces && crate::menless_solver::applies(*m))
-            .filter(|m| crate::plan::pair_of(*m) == *m)
+            .filter(|m| m.pieces() == pieces && solved_without_men(*m))
+            .filter(|m| plan::units::pair_of(*m) == *m)
             .collect();
         assert!(!pairs.is_empty());
         let progress = Progress::hidden();
@@ -555,8 +452,8 @@ mod tests {
                 (false, Marks::Exact),
                 (true, Marks::Exact),
             ] {
-                let sides = crate::menless_solver::pair_sides(m, with_dtc).unwrap();
-                crate::menless_solver::solve(&tb, rule_set, &sides, marks, &progress).unwrap();
+                let sides = crate::solvers::menless::pair_sides(m, with_dtc).unwrap();
+                crate::solvers::menless::solve(&tb, rule_set, &sides, marks, &progress).unwrap();
                 let bits = PackedPair { sides };
                 let sides = pair_sides(m, with_dtc).unwrap();
                 let all = SliceMode::AllThreads;
@@ -608,7 +505,7 @@ mod tests {
             for w in 0..words {
                 assert_eq!(a.code_word(w), b.code_word(w), "{name}: code word {w}");
             }
-            let found = crate::menless_solver::capture_words(&a.index, 0, a.len());
+            let found = crate::solvers::menless::capture_words(&a.index, 0, a.len());
             assert_eq!(found.len(), a.len().div_ceil(64) as usize, "{name}");
             for (w, &found) in found.iter().enumerate() {
                 let kept = if a.has_captures() {
@@ -681,7 +578,7 @@ mod tests {
         let mut pairs: Vec<Material> = Material::all_up_to(pieces)
             .into_iter()
             .filter(|m| m.pieces() == pieces && m.white_men + m.black_men > 0)
-            .filter(|m| uses_slices(*m) && crate::plan::pair_of(*m) == *m)
+            .filter(|m| uses_slices(*m) && plan::units::pair_of(*m) == *m)
             .collect();
         pairs.sort_by_key(|m| m.build_key());
         assert!(!pairs.is_empty());

@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use crate::plan::{Unit, UnitKind};
+use crate::units::{Unit, UnitKind};
 
 /// Solving rates, in positions per core-second, by kind of unit.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -24,7 +24,7 @@
 //! Per position one 32-bit cell (a state byte, a counter byte, a byte of
 //! exit information and the level of a possible exit win side by side, so
 //! that a predecessor costs one memory access), and the lists of positions
-//! settled at each level, within a budget (see [`crate::level_queue`]):
+//! settled at each level, within a budget (see [`crate::solvers::level_queue`]):
 //! a level whose list would not fit is found by a sweep over the cells.
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -39,9 +39,9 @@ use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Color, CountedEnding, Move, Position, SquareSet};
 
-use crate::error::GenError;
-use crate::level_queue::{LevelQueue, LevelWork, FIRST_UNSCANNABLE};
-use crate::progress::Progress;
+use crate::solvers::level_queue::{LevelQueue, LevelWork, FIRST_UNSCANNABLE};
+use plan::GenError;
+use plan::Progress;
 
 /// State byte: not settled yet.
 pub(crate) const STATE_UNSETTLED: u8 = 0;

@@ -19,7 +19,7 @@ use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Move, Position};
 
-use crate::error::GenError;
+use plan::GenError;
 
 /// Positions per unit of parallel work (a multiple of 64, so that a
 /// chunk's flags are whole words, and of 4, so that its WLD codes are
@@ -524,7 +524,7 @@ impl ResolvedTables {
     pub(crate) fn decode(&self, material: Material) -> Result<ResolvedTable, GenError> {
         let path = format::table_path(&self.dir, material);
         let kind = format::value_kind(material, self.rule_set);
-        let reader = crate::verify::read_whole(&path, material, self.rule_set, kind)?;
+        let reader = crate::files::read_whole(&path, material, self.rule_set, kind)?;
         Ok(ResolvedTable {
             material,
             kind,
@@ -545,7 +545,7 @@ impl ResolvedTables {
     ) -> Result<ResolvedTable, GenError> {
         let path = format::table_path(&self.dir, material);
         let kind = format::value_kind(material, self.rule_set);
-        let reader = crate::verify::open_positioned(&path, material, self.rule_set, kind)?;
+        let reader = crate::files::open_positioned(&path, material, self.rule_set, kind)?;
         Ok(ResolvedTable {
             material,
             kind,

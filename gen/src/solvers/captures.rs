@@ -21,7 +21,7 @@ use probe::generator::{GeneratorHooks, Preloaded};
 use probe::Tablebase;
 use rules::{Color, Move, Position};
 
-use crate::error::GenError;
+use plan::GenError;
 use rules::dense;
 
 /// The tables a pair's captures and crownings lead to, by material.
@@ -44,7 +44,7 @@ impl<'a> ChildTables<'a> {
     pub(crate) fn new(tb: &'a Tablebase, rule_set: RuleSet, material: Material) -> Self {
         let radix = material.pieces() as usize + 1;
         let mut tables = vec![None; radix.pow(4)];
-        for exit in crate::reachable(material) {
+        for exit in plan::units::reachable(material) {
             tables[slot(exit, radix)] = tb.preloaded(exit);
         }
         ChildTables {
@@ -261,7 +261,8 @@ fn slot(m: Material, radix: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{generate, open_for_pair, GenOptions};
+    use crate::tables::open_for_pair;
+    use crate::{generate, GenOptions};
     use format::MaterialIndex;
 
     /// The prober's view of `child`, the old path.

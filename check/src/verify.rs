@@ -10,14 +10,15 @@ use std::time::Instant;
 use format::{Material, RuleSet, ValueKind};
 use probe::{table_dir, Storage, Tablebase, TablebaseOptions};
 
-use crate::error::GenError;
-pub use crate::forward::Mismatch;
+use plan::groups::group_keys;
+use plan::memory::solved_without_men;
+use plan::units::{bin_named, find_unit, group_bins, group_id, pair_indexes, pair_materials};
+use plan::{GenError, GenOptions, PlacementKeys, Progress, Unit, UnitKind};
+
+use crate::files::read_whole;
 use crate::forward::{DtcPair, Holding, PairCheck, Tally};
-use crate::groups::group_keys;
-use crate::plan::UnitKind;
-use crate::progress::Progress;
 use crate::resolved::{decoded_bytes, ResolvedTables};
-use crate::values::PlacementKeys;
+use crate::verdict::{TableCheck, TableProblem};
 
 /// What to verify: start from [`VerifyOptions::new`] (more options may
 /// come).
@@ -75,7 +76,7 @@ impl VerifyOptions {
             sample: None,
             unit: None,
             preload_bytes: DEFAULT_PRELOAD_BYTES,
-            split_groups_above: Some(crate::DEFAULT_SPLIT_GROUPS_ABOVE),
+            split_groups_above: Some(plan::DEFAULT_SPLIT_GROUPS_ABOVE),
         }
     }
 }
@@ -89,87 +90,6 @@ pub fn in_sample(index: u64, fraction: f64) -> bool {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
     (z as f64) < fraction * u64::MAX as f64
-}
-
-/// The verdict on one table.
-#[derive(Clone, Debug)]
-pub struct TableCheck {
-    /// The material.
-    pub material: Material,
-    /// The file.
-    pub path: PathBuf,
-    /// Positions checked (capture positions, whose stored value is "don't
-    /// care", are skipped).
-    pub checked: u64,
-    /// The first mismatches found (at most 20).
-    pub mismatches: Vec<Mismatch>,
-    /// How many mismatches in all.
-    pub mismatch_count: u64,
-    /// Why the table could not be checked, or is damaged (checksum,
-    /// header), if so.
-    pub problem: Option<TableProblem>,
-    /// Seconds spent.
-    pub seconds: f64,
-}
-
-/// What kept a table from passing, besides mismatched values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TableProblem {
-    /// The table, or one its moves lead to, is missing.
-    Missing(String),
-    /// The table, or one its moves lead to, is damaged.
-    Corrupted(String),
-    /// Anything else (an I/O error).
-    Failed(String),
-}
-
-impl TableProblem {
-    fn of(e: &GenError) -> TableProblem {
-        let text = e.to_string();
-        match e {
-            GenError::Probe(p) if p.is_missing_table() => TableProblem::Missing(text),
-            GenError::Probe(p) if p.is_corrupted() => TableProblem::Corrupted(text),
-            GenError::Format(f) if f.is_not_found() => TableProblem::Missing(text),
-            GenError::Format(f) if f.is_corruption() => TableProblem::Corrupted(text),
-            GenError::Table { source, .. } if source.is_corruption() => {
-                TableProblem::Corrupted(text)
-            }
-            _ => TableProblem::Failed(text),
-        }
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        match self {
-            TableProblem::Missing(m) | TableProblem::Corrupted(m) | TableProblem::Failed(m) => m,
-        }
-    }
-}
-
-impl TableCheck {
-    /// A verdict on `path` not reached yet: nothing checked, no problem.
-    fn new(material: Material, path: PathBuf) -> TableCheck {
-        TableCheck {
-            material,
-            path,
-            checked: 0,
-            mismatches: Vec::new(),
-            mismatch_count: 0,
-            problem: None,
-            seconds: 0.0,
-        }
-    }
-
-    /// Whether the table passed.
-    pub fn ok(&self) -> bool {
-        self.mismatch_count == 0 && self.problem.is_none()
-    }
-}
-
-/// The materials of every `.dtb` file in a rule set's folder.
-pub fn materials_in(dir: &Path) -> Result<Vec<Material>, GenError> {
-    Ok(format::list_tables(dir)?)
 }
 
 /// What a run keeps from one material to the next: the prober (for
@@ -248,68 +168,6 @@ fn read_dtc_pair(dir: &Path, rule_set: RuleSet, material: Material) -> Result<Dt
         read(material.mirrored())?
     };
     Ok((own, mirror))
-}
-
-/// The table or DTC file at `path`, read whole (no more than its header
-/// says it holds) and checked to hold `material`'s values of `kind` under
-/// `rule_set`, ready to decode.
-pub(crate) fn read_whole(
-    path: &Path,
-    material: Material,
-    rule_set: RuleSet,
-    kind: ValueKind,
-) -> Result<format::TableReader<Vec<u8>>, GenError> {
-    let read = || -> Result<_, format::FormatError> {
-        let length = format::read_header(path)?.file_length;
-        let reader = format::TableReader::new(format::read_regular(path, length)?)?;
-        check_holds(reader.header(), material, rule_set, kind)?;
-        Ok(reader)
-    };
-    read().map_err(|e| GenError::in_file(path, e))
-}
-
-/// The table or DTC file at `path`, opened for positioned reads of the
-/// blocks asked for (a slice group's, not the whole file), and checked as
-/// [`read_whole`] checks it.
-pub(crate) fn open_positioned(
-    path: &Path,
-    material: Material,
-    rule_set: RuleSet,
-    kind: ValueKind,
-) -> Result<format::TableReader<format::PositionedFile>, GenError> {
-    let open = || -> Result<_, format::FormatError> {
-        let (file, len) = format::open_regular(path)?;
-        let reader = format::TableReader::new(format::PositionedFile::new(file, len, path))?;
-        check_holds(reader.header(), material, rule_set, kind)?;
-        Ok(reader)
-    };
-    open().map_err(|e| GenError::in_file(path, e))
-}
-
-/// Whether `header` is that of `material`'s values of `kind` under
-/// `rule_set`, with as many positions as the material has.
-fn check_holds(
-    header: &format::Header,
-    material: Material,
-    rule_set: RuleSet,
-    kind: ValueKind,
-) -> Result<(), format::FormatError> {
-    let h = header;
-    if let Some(mismatch) = h.mismatch(material, rule_set, kind) {
-        return Err(format::FormatError::Corrupt(format!(
-            "not the {} file of {material} under {rule_set}: {mismatch}",
-            kind.name()
-        )));
-    }
-    let positions = format::MaterialIndex::try_new(material).map(|i| i.count());
-    if positions != Some(h.position_count) {
-        return Err(format::FormatError::Corrupt(format!(
-            "holds {} positions, not the {} of {material}",
-            h.position_count,
-            positions.unwrap_or(0)
-        )));
-    }
-    Ok(())
 }
 
 /// Makes `run` hold `material`'s pair, resolved, with its DTC files if
@@ -421,7 +279,7 @@ pub fn verify(options: &VerifyOptions) -> Result<Vec<TableCheck>, GenError> {
         None => {
             let dir = table_dir(&options.dir, options.rule_set);
             let materials = if options.materials.is_empty() {
-                materials_in(&dir)?
+                format::list_tables(&dir)?
             } else {
                 options.materials.clone()
             };
@@ -451,16 +309,14 @@ fn verify_materials(options: &VerifyOptions, mut materials: Vec<Material>) -> Ve
 /// The checks of one unit of the build plan (see [`VerifyOptions::unit`]).
 fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, GenError> {
     let gen_options = plan_options(options);
-    let unit = crate::plan::find_unit(&gen_options, id)?;
+    let unit = find_unit(&gen_options, id)?;
     // The manifest's unit: `dtb verify` checks the manifest itself.
     let Some(pair) = unit.material else {
         return Ok(Vec::new());
     };
-    let materials = crate::plan::pair_materials(pair);
+    let materials = pair_materials(pair);
     Ok(match unit.kind {
-        UnitKind::Solve if crate::menless_solver::applies(pair) => {
-            verify_in_two_bits(options, materials)?
-        }
+        UnitKind::Solve if solved_without_men(pair) => verify_in_two_bits(options, materials)?,
         UnitKind::Solve => verify_materials(options, materials),
         UnitKind::Assemble => materials
             .into_iter()
@@ -532,8 +388,8 @@ fn positioned_prober(options: &VerifyOptions) -> Result<Tablebase, GenError> {
 }
 
 /// The options of the build plan whose units `options` names.
-fn plan_options(options: &VerifyOptions) -> crate::GenOptions {
-    let mut gen_options = crate::GenOptions::new(options.dir.clone(), options.rule_set, 2);
+fn plan_options(options: &VerifyOptions) -> GenOptions {
+    let mut gen_options = GenOptions::new(options.dir.clone(), options.rule_set, 2);
     gen_options.split_groups_above = options.split_groups_above;
     gen_options
 }
@@ -554,11 +410,11 @@ impl GroupChecked {
     /// of the next group that it reads.
     fn placements(
         &self,
-        options: &crate::GenOptions,
+        options: &GenOptions,
     ) -> Result<(Vec<PlacementKeys>, Vec<PlacementKeys>), GenError> {
         let (pair, a) = (self.pair, self.advancement);
-        let indexes = crate::group_solve::pair_indexes(pair);
-        let Some(bin) = crate::unit::bin_named(options, pair, a, self.part)? else {
+        let indexes = pair_indexes(pair);
+        let Some(bin) = bin_named(options, pair, a, self.part)? else {
             let next = self.reads.map(|r| group_keys(&indexes, r, None));
             return Ok((
                 vec![group_keys(&indexes, a, None)],
@@ -567,8 +423,8 @@ impl GroupChecked {
         };
         let next = match self.reads {
             Some(r) => {
-                let own_bins = crate::plan::group_bins(options, &indexes, a);
-                let next_bins = crate::plan::group_bins(options, &indexes, r);
+                let own_bins = group_bins(options, &indexes, a);
+                let next_bins = group_bins(options, &indexes, r);
                 own_bins
                     .bins_read(bin, a, pair.is_symmetric(), &next_bins)
                     .into_iter()
@@ -582,7 +438,7 @@ impl GroupChecked {
 
     /// Its unit id.
     fn id(&self) -> String {
-        crate::plan::group_id(self.pair, self.advancement, self.part)
+        group_id(self.pair, self.advancement, self.part)
     }
 }
 
@@ -598,12 +454,12 @@ impl GroupChecked {
 /// rest read through the prober); the prober's block cache and a base. A
 /// batch job asks for this much.
 pub fn verify_memory_bytes(
-    units: &[crate::Unit],
+    units: &[Unit],
     rule_set: RuleSet,
     dtc: bool,
     preload_bytes: u64,
 ) -> Vec<u64> {
-    let by_id: std::collections::HashMap<&str, &crate::Unit> =
+    let by_id: std::collections::HashMap<&str, &Unit> =
         units.iter().map(|u| (u.id.as_str(), u)).collect();
     units
         .iter()
@@ -625,7 +481,7 @@ pub fn verify_memory_bytes(
 /// [`verify_memory_bytes`] of one unit, which reads `next` positions of
 /// the next group.
 fn unit_memory_bytes(
-    unit: &crate::Unit,
+    unit: &Unit,
     next: u64,
     rule_set: RuleSet,
     (dtc, preload_bytes): (bool, u64),
@@ -640,17 +496,17 @@ fn unit_memory_bytes(
     };
     let checked_bits = value_bits + 2 + if dtc { 8 } else { 0 };
     let held_bits = match unit.kind {
-        UnitKind::Solve if crate::menless_solver::applies(pair) => {
+        UnitKind::Solve if solved_without_men(pair) => {
             // See `verify_in_two_bits`: no flags, smaller tables within
             // the budget.
-            let positions: u64 = crate::plan::pair_materials(pair)
+            let positions: u64 = pair_materials(pair)
                 .iter()
                 .map(|&m| format::MaterialIndex::new(m).count())
                 .sum();
             positions * (checked_bits - 2) + decoded_within(pair, rule_set, preload_bytes) * 8
         }
         UnitKind::Solve => {
-            let positions: u64 = crate::plan::pair_materials(pair)
+            let positions: u64 = pair_materials(pair)
                 .iter()
                 .map(|&m| format::MaterialIndex::new(m).count())
                 .sum();
@@ -693,7 +549,7 @@ const PROBER_CACHE_BYTES: u64 = 256 << 20;
 /// directly or after more captures (the tables a check resolves).
 fn captured_into(pair: Material) -> Vec<Material> {
     let mut found: Vec<Material> = Vec::new();
-    let mut todo = crate::plan::pair_materials(pair);
+    let mut todo = pair_materials(pair);
     while let Some(m) = todo.pop() {
         for exit in m.exits() {
             if exit.pieces() < m.pieces() && !found.contains(&exit) {
@@ -742,11 +598,11 @@ fn check_files(options: &VerifyOptions, material: Material) -> Vec<TableCheck> {
 /// counting that group's positions; a problem is recorded in all.
 fn check_group(
     options: &VerifyOptions,
-    gen_options: &crate::GenOptions,
+    gen_options: &GenOptions,
     group: &GroupChecked,
 ) -> Vec<TableCheck> {
     let start = Instant::now();
-    let materials = crate::plan::pair_materials(group.pair);
+    let materials = pair_materials(group.pair);
     let mut verdicts: Vec<(TableCheck, Option<TableCheck>)> =
         materials.iter().map(|&m| verdicts_of(options, m)).collect();
     let with_dtc = verdicts.iter().all(|(_, dtc)| dtc.is_some());
@@ -783,7 +639,7 @@ fn check_group(
 /// pair: the table's, the DTC file's).
 fn walk_group(
     options: &VerifyOptions,
-    gen_options: &crate::GenOptions,
+    gen_options: &GenOptions,
     group: &GroupChecked,
     with_dtc: bool,
     verdicts: &mut [(TableCheck, Option<TableCheck>)],

@@ -9,9 +9,9 @@ use format::{
 
 use rayon::prelude::*;
 
-use crate::counted_solver::{decode_state, Side, EXIT_CAPTURE};
-use crate::error::GenError;
+use crate::solvers::counted::{decode_state, Side, EXIT_CAPTURE};
 use crate::values::{PackedSide, PackedValues};
+use plan::GenError;
 
 /// Statistics of one side from its states (capture positions included).
 pub(crate) fn side_stats(side: &Side, kind: ValueKind) -> TableStats {
@@ -88,7 +88,7 @@ pub(crate) fn write_packed_side(
         let codes = (start / 32..end.div_ceil(32))
             .map(|w| side.code_word(w as usize))
             .collect();
-        let marks = crate::menless_solver::capture_words(&side.index, start, end - start);
+        let marks = crate::solvers::menless::capture_words(&side.index, start, end - start);
         let values = PackedValues::from_words(end - start, codes, marks, Vec::new())
             .ok_or_else(|| GenError::Internal("a window of codes did not fit".into()))?;
         Ok(Window::Read(values, start))
@@ -299,7 +299,7 @@ pub(crate) fn write_dtc_table<'a>(
     let mut stats = TableStats::default();
     // The count above the rule's limit: the one in force where the rule
     // applies, 50 plies elsewhere (a lowered limit changes no pure file).
-    let limit = crate::kings_only::level_limit(rule_set, material.counted_ending())
+    let limit = crate::solvers::kings_only::level_limit(rule_set, material.counted_ending())
         .unwrap_or(format::KINGS_ONLY_LIMIT);
     for first in (0..len.div_ceil(per_block)).step_by(BATCH as usize) {
         let blocks = batch_blocks(first, len, per_block);
@@ -318,7 +318,7 @@ pub(crate) fn write_dtc_table<'a>(
 /// The DTC bytes of positions `start..end`, and their statistics. A draw
 /// whose DTC byte is above the 25-move rule's `limit` (50 plies, or a
 /// test's lower one) is a position the rule draws, the byte its DTC at a fresh
-/// count (see [`crate::kings_only`]): counted with the results whose DTC
+/// count (see [`crate::solvers::kings_only`]): counted with the results whose DTC
 /// is above the limit (under `pure`).
 fn dtc_block(side: &PackedValues, (start, end): (u64, u64), limit: u32) -> (Vec<u8>, TableStats) {
     let mut raw = Vec::with_capacity((end - start) as usize);

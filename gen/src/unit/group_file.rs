@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 
 use format::{Material, RuleSet};
 
-use crate::error::GenError;
-use crate::values::{Layer, PackedValues, PlacementKey, PlacementKeys};
+use crate::values::{Layer, PackedValues};
+use plan::GenError;
+use plan::{PlacementKey, PlacementKeys};
 
 const MAGIC: [u8; 8] = *b"DTBGROUP";
 const VERSION: u32 = 2;

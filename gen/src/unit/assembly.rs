@@ -14,16 +14,16 @@ use std::time::Instant;
 
 use format::{Material, MaterialIndex};
 
-use crate::error::GenError;
-use crate::group_solve::pair_indexes;
-use crate::groups::{advancement_of, part_of_placement};
-use crate::options::GenOptions;
-use crate::output::{write_dtc_table, write_wdl_table, Window};
-use crate::plan::group_file;
-use crate::progress::Progress;
-use crate::unit::{remove_group_files, rule_dir, write_pair_files, UnitReport};
-use crate::unit_output::{GroupId, GroupStream, KeysCrc};
+use crate::unit::group_file::{GroupId, GroupStream, KeysCrc};
+use crate::unit::table_writer::{write_dtc_table, write_wdl_table, Window};
+use crate::unit::pair_files::{remove_group_files, rule_dir, write_pair_files, UnitReport};
 use crate::values::{PackedSide, PackedValues};
+use plan::groups::{advancement_of, part_of_placement};
+use plan::units::group_file;
+use plan::units::pair_indexes;
+use plan::GenError;
+use plan::GenOptions;
+use plan::Progress;
 
 /// Writes `pair`'s missing tables from its groups' output files (unit
 /// `unit`), or from `held`, the same values as a session that solved every
@@ -43,9 +43,10 @@ pub(crate) fn assemble(
     let seconds = start.elapsed().as_secs_f64();
     match held {
         Some(sides) => {
-            let write_dtc = |k: usize| crate::output::write_dtc_side(&sides[k], &dir, rule_set);
+            let write_dtc =
+                |k: usize| crate::unit::table_writer::write_dtc_side(&sides[k], &dir, rule_set);
             let write_table =
-                |k: usize| crate::output::write_packed_side(&sides[k], &dir, rule_set);
+                |k: usize| crate::unit::table_writer::write_packed_side(&sides[k], &dir, rule_set);
             write_pair_files(options, pair, seconds, report, write_dtc, write_table)?;
         }
         None => {
@@ -63,7 +64,7 @@ pub(crate) fn assemble(
 type FileOf = (u32, Option<u32>);
 
 /// The bins of each group of a pair solved in parts, by advancement.
-type Bins = BTreeMap<u32, std::sync::Arc<crate::plan::GroupBins>>;
+type Bins = BTreeMap<u32, std::sync::Arc<plan::units::GroupBins>>;
 
 /// The group files of a pair, and what its assembly expects of them.
 struct GroupFiles<'a> {
@@ -91,10 +92,10 @@ impl<'a> GroupFiles<'a> {
     /// sides, in key order, hashed into its group's CRC-32.
     fn new(options: &'a GenOptions, unit: &'a str, pair: Material) -> Result<Self, GenError> {
         let indexes = pair_indexes(pair);
-        let bins = crate::plan::splits_groups(options, pair).then(|| {
-            crate::groups::group_advancements(pair)
+        let bins = plan::units::splits_groups(options, pair).then(|| {
+            plan::groups::group_advancements(pair)
                 .into_iter()
-                .map(|a| (a, crate::plan::group_bins(options, &indexes, a)))
+                .map(|a| (a, plan::units::group_bins(options, &indexes, a)))
                 .collect::<Bins>()
         });
         let mut found: BTreeMap<FileOf, (KeysCrc, Vec<u64>)> = BTreeMap::new();

@@ -26,7 +26,7 @@
 //!    conversion (a man move or a capture), the level at which a position
 //!    settles is its distance to conversion, kept when `--dtc` asks;
 //! 3. under `fmjd` and `fmjd-diagonal` the propagation stops after level
-//!    50, the 25-move rule's limit (see [`crate::kings_only`]);
+//!    50, the 25-move rule's limit (see [`crate::solvers::kings_only`]);
 //! 4. what is never settled is drawn, and the slice's values go into the
 //!    pair's finished values at 2 bits per position (and 1 bit marking
 //!    capture positions, whose stored value is "don't care").
@@ -36,7 +36,7 @@
 //! (`SliceSolver::solve_bitset`, in `bitset.rs`). Only materials outside the counted
 //! endings go this way: their tables keep a bare result, which does not
 //! depend on the order in which values settle. The counted endings (at most
-//! 4 pieces) keep distances and are solved whole by [`crate::counted_solver`].
+//! 4 pieces) keep distances and are solved whole by [`crate::solvers::counted`].
 //! `docs/DESIGN.md` ("Slice groups and units of work", "Memory") describes
 //! the unit of work and the memory it takes.
 
@@ -48,16 +48,15 @@ use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{Color, CountedEnding, Move, Position};
 
-use crate::captures::ChildTables;
-use crate::error::GenError;
-use crate::groups::Slice;
-use crate::kings_only;
-use crate::progress::Progress;
+use crate::solvers::captures::ChildTables;
+use crate::solvers::kings_only;
 use crate::values::{Layer, PackedValues};
+use plan::groups::Slice;
+use plan::GenError;
+use plan::Progress;
 use rules::dense;
 
 mod bitset;
-pub(crate) use bitset::work_bytes as bitset_work_bytes;
 
 /// Node states inside a slice.
 const NODE_UNKNOWN: u8 = 0;
@@ -526,7 +525,7 @@ impl SliceSolver<'_> {
     }
 
     /// The last level at which a node may settle: the 25-move rule's
-    /// limit where it applies (see [`crate::kings_only`]).
+    /// limit where it applies (see [`crate::solvers::kings_only`]).
     fn level_limit(&self) -> Option<u32> {
         kings_only::level_limit(self.rule_set, self.class)
     }

@@ -1,4 +1,4 @@
-//! What the two bit-set solvers share ([`crate::menless_solver`] and the
+//! What the two bit-set solvers share ([`crate::solvers::menless`] and the
 //! 2-bit slice path, `slice_solver/bitset.rs`): the 2-bit codes a
 //! position takes while they solve, word by word, and the ranks of king
 //! moves.
@@ -20,13 +20,9 @@ pub(crate) const UNSETTLED: u8 = 3;
 /// Each of the 32 2-bit fields' low bit.
 pub(crate) const LOW: u64 = 0x5555_5555_5555_5555;
 
-/// Positions a fresh mark stands for without DTC (a power of two; a
-/// multiple of 32, so that a block's codes fill whole code words).
-/// Measured on `KKK-KKK` (fmjd, 396 M positions, two threads): 227
-/// core-seconds with blocks of 64 positions, 225 with 256; the solver with
-/// exact marks and capture marks kept, 4 bits a position, that the menless
-/// one replaced took 228.
-pub(crate) const BLOCK: u64 = 256;
+/// Positions a fresh mark stands for without DTC (see
+/// [`plan::memory::MARK_BLOCK`], by which the plan sizes the marks).
+pub(crate) const BLOCK: u64 = plan::memory::MARK_BLOCK;
 
 /// The code of position `i` in the code words `codes`.
 #[inline]

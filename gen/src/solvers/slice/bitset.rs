@@ -1,5 +1,5 @@
 //! Huge slices in 2 bits a position: the bit-set method of the materials
-//! without men ([`crate::menless_solver`]), exits added.
+//! without men ([`crate::solvers::menless`]), exits added.
 //!
 //! [`SliceSolver::solve_big`] keeps a 16-bit cell, a seed byte and 32-bit
 //! node numbers in its waves: up to 10 bytes a position at its peak
@@ -35,7 +35,7 @@
 //! level 1 only.
 //!
 //! The same values and levels as the other paths: `tests` in
-//! [`crate::group_solve`] compare them value by value, DTC too.
+//! [`crate::solvers::group`] compare them value by value, DTC too.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -43,23 +43,16 @@ use rayon::prelude::*;
 use rules::{dense, Move};
 
 use super::{other_part, Parts, SliceSolver, FLAG_CAPTURE, FLAG_ESCAPE, NODE_LOST, NODE_WON};
-use crate::bit_codes::{
+use crate::solvers::bit_codes::{
     field_mask, promote_word, settled_fields, KingMoves, BLOCK, LOSS, NEXT_LOSS, UNSETTLED, WIN,
 };
-use crate::error::GenError;
-use crate::groups::Slice;
-use crate::kings_only;
-use crate::progress::Progress;
+use crate::solvers::kings_only;
+use plan::groups::Slice;
+use plan::GenError;
+use plan::Progress;
 
 /// Positions a task of the seed and the finish takes at a time.
 const CHUNK: u64 = 1 << 16;
-
-/// Bytes of working memory of a slice of `nodes` positions (both sides)
-/// solved this way: its codes and two sets of fresh marks.
-pub(crate) fn work_bytes(nodes: u64, with_dtc: bool) -> u64 {
-    let per_mark = if with_dtc { 1 } else { BLOCK };
-    nodes.div_ceil(32) * 8 + 2 * nodes.div_ceil(per_mark).div_ceil(64) * 8
-}
 
 /// Which settled positions of a level a pass visits.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -128,13 +121,13 @@ impl SliceSolver<'_> {
 impl BitsetSlice<'_, '_> {
     #[inline]
     fn code(&self, node: u64) -> u8 {
-        crate::bit_codes::code(&self.codes, node)
+        crate::solvers::bit_codes::code(&self.codes, node)
     }
 
     /// Sets node `node`'s code to `code` if it is not settled yet; returns
     /// whether it was set here.
     fn settle(&self, node: u64, code: u8) -> bool {
-        crate::bit_codes::settle(&self.codes, node, code)
+        crate::solvers::bit_codes::settle(&self.codes, node, code)
     }
 
     fn marks(&self, level: u32) -> &[AtomicU64] {
@@ -214,7 +207,7 @@ impl BitsetSlice<'_, '_> {
             })
     }
 
-    /// Visits level after level up to `bound` (see [`crate::kings_only`]),
+    /// Visits level after level up to `bound` (see [`crate::solvers::kings_only`]),
     /// until one settles nothing.
     fn by_levels(&self, bound: Option<u32>) -> Result<(), GenError> {
         let mut level = 0;
@@ -237,9 +230,9 @@ impl BitsetSlice<'_, '_> {
     }
 
     /// The mark words of `level`, a task's worth at a time (see
-    /// [`crate::bit_codes::mark_tasks`]).
+    /// [`crate::solvers::bit_codes::mark_tasks`]).
     fn mark_tasks(&self, level: u32) -> Vec<(usize, usize)> {
-        crate::bit_codes::mark_tasks(self.marks(level).len()).collect()
+        crate::solvers::bit_codes::mark_tasks(self.marks(level).len()).collect()
     }
 
     /// Visits the settled nodes of the units marked at `level` that

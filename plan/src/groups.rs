@@ -8,7 +8,7 @@
 
 use format::{binomial, Material, MaterialIndex};
 
-use crate::values::PlacementKeys;
+use crate::keys::PlacementKeys;
 use rayon::prelude::*;
 
 use rules::dense;
@@ -17,23 +17,23 @@ use rules::dense;
 /// stored ranges for it, the flipped placement `mirror_men` of the other
 /// side (the mirror material, or the same material when symmetric).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Slice {
+pub struct Slice {
     /// Rows the men have walked.
-    pub(crate) advancement: u32,
+    pub advancement: u32,
     /// Men placement of side 0.
-    pub(crate) men: u64,
+    pub men: u64,
     /// Men placement, in the other stored side, of the same men with the
     /// other side to move.
-    pub(crate) mirror_men: u64,
+    pub mirror_men: u64,
     /// The White men of side 0's placement (dense mask).
-    pub(crate) white_men: u64,
+    pub white_men: u64,
     /// Its Black men.
-    pub(crate) black_men: u64,
+    pub black_men: u64,
 }
 
 /// The advancement of a men placement: the rows walked by the White men
 /// `white_men` and the Black men `black_men` (dense masks), together.
-pub(crate) fn advancement_of(white_men: u64, black_men: u64) -> u32 {
+pub fn advancement_of(white_men: u64, black_men: u64) -> u32 {
     let walked = |mut men: u64, white: bool| {
         let mut rows = 0;
         while men != 0 {
@@ -61,7 +61,7 @@ const MAX_WALK: u32 = 8;
 /// (both colours' men on distinct squares, none on its crowning row). A
 /// dynamic programme over the ten rows: each row takes some White and
 /// some Black men among its five squares.
-pub(crate) fn placements_by_advancement(material: Material) -> Vec<u64> {
+pub fn placements_by_advancement(material: Material) -> Vec<u64> {
     let (nw, nb) = (
         usize::from(material.white_men),
         usize::from(material.black_men),
@@ -114,7 +114,7 @@ fn add_row(
 
 /// The advancements that have placements, most advanced first: the
 /// pair's groups in solving order.
-pub(crate) fn group_advancements(material: Material) -> Vec<u32> {
+pub fn group_advancements(material: Material) -> Vec<u32> {
     let counts = placements_by_advancement(material);
     (0..counts.len() as u32)
         .rev()
@@ -163,7 +163,7 @@ fn collect_sets(
 /// sides have the indexes `indexes` (one if symmetric), sorted by the men
 /// placement of side 0: the same slices, in the same order, as walking
 /// every placement of the pair and keeping those of that advancement.
-pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<Slice> {
+pub fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<Slice> {
     let mut slices: Vec<Slice> = each_slice_of_group(indexes, advancement, |slice, out| {
         out.push(slice);
     });
@@ -176,11 +176,7 @@ pub(crate) fn group_slices(indexes: &[MaterialIndex], advancement: u32) -> Vec<S
 /// [`PlacementKeys`]), without listing its slices (8 bytes a placement
 /// instead of 48: the groups of `MMM-MMMM` have 186 M). With `bin`, only
 /// the placements of the slices of its parts (see [`part_of_slice`]).
-pub(crate) fn group_keys(
-    indexes: &[MaterialIndex],
-    advancement: u32,
-    bin: Option<Bin>,
-) -> PlacementKeys {
+pub fn group_keys(indexes: &[MaterialIndex], advancement: u32, bin: Option<Bin>) -> PlacementKeys {
     let two_sides = indexes.len() == 2;
     let mut keys: Vec<u64> = each_slice_of_group(indexes, advancement, |slice, out| {
         if bin.is_some_and(|b| !b.contains(part_of_slice(indexes, &slice))) {
@@ -211,7 +207,7 @@ pub(crate) fn group_keys(
 /// such a pair are few and large (`KKK-KKKKM` has 3.0 G king placements a
 /// side), so a part is one slice, and a man step leads into the one or
 /// two parts of the squares ahead.
-pub(crate) fn part_of_men(white_men: u64, black_men: u64) -> u32 {
+pub fn part_of_men(white_men: u64, black_men: u64) -> u32 {
     let most = |mut men: u64, white: bool| {
         let mut most = 0;
         while men != 0 {
@@ -240,7 +236,7 @@ fn one_man_square(part: u32) -> Option<u32> {
 /// The part of `slice` (see [`part_of_men`]): of its side-0 placement, or
 /// in a symmetric pair, whose slices hold a placement and its colour flip
 /// together, the smaller part of the two.
-pub(crate) fn part_of_slice(indexes: &[MaterialIndex], slice: &Slice) -> u32 {
+pub fn part_of_slice(indexes: &[MaterialIndex], slice: &Slice) -> u32 {
     part_of_physical(indexes, slice.white_men, slice.black_men)
 }
 
@@ -257,7 +253,7 @@ fn part_of_physical(indexes: &[MaterialIndex], white_men: u64, black_men: u64) -
 
 /// The part of the slice that holds men placement `men` of side `side`
 /// of the pair whose sides have the indexes `indexes`.
-pub(crate) fn part_of_placement(indexes: &[MaterialIndex], side: usize, men: u64) -> u32 {
+pub fn part_of_placement(indexes: &[MaterialIndex], side: usize, men: u64) -> u32 {
     let index = &indexes[side];
     let [wm, _, bm, _] = index.unrank_masks(men * index.king_placements());
     if side == 0 {
@@ -273,7 +269,7 @@ pub(crate) fn part_of_placement(indexes: &[MaterialIndex], side: usize, men: u64
 /// walking the placements: in a pair of two materials each side-0
 /// placement and its mirror are two keys of one part; in a symmetric pair
 /// a placement and its colour flip share the smaller of their two parts.
-pub(crate) fn part_sizes(
+pub fn part_sizes(
     indexes: &[MaterialIndex],
     advancement: u32,
 ) -> std::collections::BTreeMap<u32, u64> {
@@ -391,7 +387,7 @@ fn men_by_part(material: Material, advancement: u32) -> std::collections::BTreeM
 /// White man's by at most one, a Black step the most advanced Black man's
 /// by at most one; in a symmetric pair (`symmetric`), from either colour
 /// orientation of the slice, each named by the smaller of its two parts.
-pub(crate) fn parts_read(part: u32, advancement: u32, symmetric: bool) -> Vec<u32> {
+pub fn parts_read(part: u32, advancement: u32, symmetric: bool) -> Vec<u32> {
     if let Some(square) = one_man_square(part) {
         return one_man_parts_read(part, square);
     }
@@ -454,13 +450,13 @@ fn one_man_parts_read(part: u32, square: u32) -> Vec<u32> {
 
 /// Positions whose 3-bit values take the memory of one men placement's
 /// key in a group layer (16 bytes).
-pub(crate) const KEY_WEIGHT: u64 = 43;
+pub const KEY_WEIGHT: u64 = 43;
 
 /// What `keys` men placements of `king_placements` positions each weigh
 /// against `--split-groups-above`: their positions, and [`KEY_WEIGHT`]
 /// for each key. Where men are many and kings few, the keys outweigh the
 /// values (`MMM-MMMMM` has one position a placement).
-pub(crate) fn weight(keys: u64, king_placements: u64) -> u64 {
+pub fn weight(keys: u64, king_placements: u64) -> u64 {
     keys.saturating_mul(king_placements + KEY_WEIGHT)
 }
 
@@ -469,17 +465,17 @@ pub(crate) fn weight(keys: u64, king_placements: u64) -> u64 {
 /// key order up to the split threshold ([`bins_of`]), so that it is cut
 /// into only as many units as its weight needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Bin {
+pub struct Bin {
     /// The first part (a part key); names the bin in ids and files.
-    pub(crate) first: u32,
+    pub first: u32,
     /// The part after the last (the next bin's first; `u32::MAX` for the
     /// last bin).
-    pub(crate) end: u32,
+    pub end: u32,
 }
 
 impl Bin {
     /// Whether part `part` is in the bin.
-    pub(crate) fn contains(self, part: u32) -> bool {
+    pub fn contains(self, part: u32) -> bool {
         (self.first..self.end).contains(&part)
     }
 }
@@ -487,7 +483,7 @@ impl Bin {
 /// The bins of a group whose parts hold `sizes` keys (as [`part_sizes`]
 /// gives them), with their keys: consecutive parts in key order, each bin
 /// as many as keep its [`weight`] at most `budget` (at least one part).
-pub(crate) fn bins_of(
+pub fn bins_of(
     sizes: &std::collections::BTreeMap<u32, u64>,
     king_placements: u64,
     budget: u64,
@@ -514,7 +510,7 @@ pub(crate) fn bins_of(
 }
 
 /// The bin of `bins` (as [`bins_of`] gives them) that holds part `part`.
-pub(crate) fn bin_of(bins: &[(Bin, u64)], part: u32) -> Option<Bin> {
+pub fn bin_of(bins: &[(Bin, u64)], part: u32) -> Option<Bin> {
     let after = bins.partition_point(|(b, _)| b.first <= part);
     after
         .checked_sub(1)
@@ -526,7 +522,7 @@ pub(crate) fn bin_of(bins: &[(Bin, u64)], part: u32) -> Option<Bin> {
 /// hold `next_sizes` keys) that bin `bin` of group `advancement` (whose
 /// parts hold `sizes` keys) reads: those holding a part that a part of
 /// `bin` reads ([`parts_read`]) and that has placements; in key order.
-pub(crate) fn bins_read(
+pub fn bins_read(
     (sizes, bin): (&std::collections::BTreeMap<u32, u64>, Bin),
     advancement: u32,
     symmetric: bool,
@@ -551,7 +547,7 @@ pub(crate) fn bins_read(
 /// advanced White man's rows>_<most advanced Black man's rows>`, `n`
 /// where a colour has no men, and `_s<square>` (1-50, White to move) for
 /// the single man of a one-man pair.
-pub(crate) fn part_name(part: u32) -> String {
+pub fn part_name(part: u32) -> String {
     let most = |x: u32| match x {
         0 => "n".to_string(),
         x => (x - 1).to_string(),
@@ -568,7 +564,7 @@ pub(crate) fn part_name(part: u32) -> String {
 /// The slice of side 0's men placement `men`, of the pair whose sides have
 /// the indexes `indexes`; `None` when a symmetric pair keeps it as the
 /// mirror of another (as [`group_slices`] lists them).
-pub(crate) fn slice_of(indexes: &[MaterialIndex], men: u64) -> Option<Slice> {
+pub fn slice_of(indexes: &[MaterialIndex], men: u64) -> Option<Slice> {
     let [wm, _, bm, _] = indexes[0].unrank_masks(men * indexes[0].king_placements());
     slice_of_men(indexes, wm, bm, advancement_of(wm, bm))
 }

@@ -10,12 +10,11 @@
 
 use std::path::Path;
 
-use format::{RuleSet, FORMAT_VERSION};
+use crate::{RuleSet, FORMAT_VERSION};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
-use crate::error::GenError;
-use crate::verify::materials_in;
+use crate::error::FormatError;
 
 /// The manifest's file name inside a rule set's folder.
 pub const MANIFEST: &str = "MANIFEST.json";
@@ -65,15 +64,15 @@ pub struct Manifest {
     pub tables: Vec<ManifestEntry>,
 }
 
-fn entry(path: &Path, rule_set: RuleSet) -> Result<Option<ManifestEntry>, GenError> {
-    let h = match format::read_header(path) {
+fn entry(path: &Path, rule_set: RuleSet) -> Result<Option<ManifestEntry>, FormatError> {
+    let h = match crate::read_header(path) {
         Ok(h) if h.rule_set == rule_set => h,
         Ok(_) => return Ok(None),
         Err(e) if e.is_corruption() => return Ok(None),
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(e),
     };
     let mut sha = sha2::Sha256::new();
-    let bytes = format::read_chunks(path, 0, |chunk| sha.update(chunk))?;
+    let bytes = crate::read_chunks(path, 0, |chunk| sha.update(chunk))?;
     Ok(Some(ManifestEntry {
         file: path
             .file_name()
@@ -98,14 +97,14 @@ fn hex(digest: &[u8]) -> String {
 }
 
 /// The manifest of the tables now in `dir` (a rule set's folder).
-pub fn scan(dir: &Path, rule_set: RuleSet) -> Result<Manifest, GenError> {
+pub fn scan(dir: &Path, rule_set: RuleSet) -> Result<Manifest, FormatError> {
     let mut tables = Vec::new();
-    for m in materials_in(dir)? {
+    for m in crate::list_tables(dir)? {
         if let Some(e) = entry(&dir.join(m.file_name()), rule_set)? {
             tables.push(e);
         }
         // The material's DTC file, if built, right after its table.
-        let dtc = format::dtc_path(dir, m);
+        let dtc = crate::dtc_path(dir, m);
         if dtc.exists() {
             if let Some(e) = entry(&dtc, rule_set)? {
                 tables.push(e);
@@ -120,26 +119,26 @@ pub fn scan(dir: &Path, rule_set: RuleSet) -> Result<Manifest, GenError> {
 }
 
 /// Writes `MANIFEST.json` for the tables in `dir`, atomically.
-pub fn write(dir: &Path, rule_set: RuleSet) -> Result<(), GenError> {
+pub fn write(dir: &Path, rule_set: RuleSet) -> Result<(), FormatError> {
     let manifest = scan(dir, rule_set)?;
     let text =
-        serde_json::to_string_pretty(&manifest).map_err(|e| GenError::Internal(e.to_string()))?;
+        serde_json::to_string_pretty(&manifest).map_err(|e| FormatError::Writer(e.to_string()))?;
     let path = dir.join(MANIFEST);
     let temp = dir.join(format!("{MANIFEST}.partial"));
-    std::fs::write(&temp, text + "\n").map_err(|e| GenError::io(&temp, e))?;
+    std::fs::write(&temp, text + "\n").map_err(|e| FormatError::io(&temp, e))?;
     std::fs::File::open(&temp)
         .and_then(|f| f.sync_all())
-        .map_err(|e| GenError::io(&temp, e))?;
-    std::fs::rename(&temp, &path).map_err(|e| GenError::io(&path, e))?;
-    format::sync_parent(&path);
+        .map_err(|e| FormatError::io(&temp, e))?;
+    std::fs::rename(&temp, &path).map_err(|e| FormatError::io(&path, e))?;
+    crate::sync_parent(&path);
     Ok(())
 }
 
 /// Compares `MANIFEST.json` with the tables in `dir`; one line per
 /// difference (an empty list: they agree).
-pub fn check(dir: &Path, rule_set: RuleSet) -> Result<Vec<String>, GenError> {
+pub fn check(dir: &Path, rule_set: RuleSet) -> Result<Vec<String>, FormatError> {
     let path = dir.join(MANIFEST);
-    let bytes = match format::read_regular(&path, MAX_MANIFEST_BYTES) {
+    let bytes = match crate::read_regular(&path, MAX_MANIFEST_BYTES) {
         Ok(b) => b,
         Err(e) if e.is_not_found() => {
             return Ok(vec![format!(

@@ -3,7 +3,7 @@
 //! bit sets, besides the DTC bytes).
 //!
 //! A material without men is one slice: every king move stays in the pair.
-//! The slice solver ([`crate::slice_solver`]) keeps a 16-bit counter and a
+//! The slice solver ([`crate::solvers::slice`]) keeps a 16-bit counter and a
 //! seed byte per position and 32-bit node numbers, which caps it at 4 G
 //! positions and 3 bytes each: `KKKK-KKK` with its mirror (7.0 G
 //! positions) needs 21 GB that way, and `KKK-KKKKK` with its mirror (60.1
@@ -28,13 +28,13 @@
 //! one of this level or before. Then from the lost ones: every predecessor
 //! not settled is won. Then the next level's `NEXT_LOSS` become `LOSS`.
 //! What is never settled is drawn; so is what would settle past the
-//! 25-move rule's limit (see [`crate::kings_only`]).
+//! 25-move rule's limit (see [`crate::solvers::kings_only`]).
 //!
 //! *Fresh marks* say which positions settled at a level ([`Marks`]).
 //! Exact marks are a bit a position for even levels and one for odd
 //! ones; with DTC they are always exact, and the levels are the DTC. A
 //! pair too big for exact marks without DTC gets a mark per block of
-//! [`BLOCK`] positions (so two sets take 1/128 bit a position): a level
+//! [`MARK_BLOCK`](plan::memory::MARK_BLOCK) positions (so two sets take 1/128 bit a position): a level
 //! visits every settled position of a marked block, the fresh ones and
 //! older ones beside them, but for capture positions at every level other
 //! than theirs, 1 (visited at level 0, a lost one would give its
@@ -48,13 +48,13 @@
 //! table writer finds them again, a window at a time ([`capture_words`]).
 //!
 //! Pairs small enough for the slice solver's memory (at most
-//! [`MENLESS_SLICE_FACTOR`](crate::group_solve::MENLESS_SLICE_FACTOR)
+//! [`MENLESS_SLICE_FACTOR`](crate::solvers::group::MENLESS_SLICE_FACTOR)
 //! times [`GenOptions::bitset_slices_above`](crate::GenOptions)
 //! positions: by default every material without men up to six pieces) are
 //! solved by it instead, which is faster where it fits
-//! ([`crate::group_solve::menless_in_two_bits`]).
+//! ([`crate::solvers::group::menless_in_two_bits`]).
 //!
-//! `tests` in [`crate::group_solve`] compare this solver, with either
+//! `tests` in [`crate::solvers::group`] compare this solver, with either
 //! marks, with the slice solver value by value, with and without DTC.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,72 +64,18 @@ use probe::Tablebase;
 use rayon::prelude::*;
 use rules::{dense, Color, Move, Position};
 
-use crate::bit_codes::{
-    field_mask, promote_word, settled_fields, KingMoves, BLOCK, LOSS, LOW, NEXT_LOSS, UNSETTLED,
-    WIN,
+use crate::solvers::bit_codes::{
+    field_mask, promote_word, settled_fields, KingMoves, LOSS, LOW, NEXT_LOSS, UNSETTLED, WIN,
 };
-use crate::captures::ChildTables;
-use crate::error::GenError;
-use crate::progress::Progress;
+use crate::solvers::captures::ChildTables;
 use crate::values::PackedSide;
+use plan::memory::Marks;
+use plan::GenError;
+use plan::Progress;
 
 /// Positions a task takes at a time (a multiple of 64, so that no two
 /// tasks share a word of codes or of capture marks).
 const CHUNK: u64 = 1 << 16;
-
-/// Whether `material` (and its mirror) is solved by this solver: it has
-/// no men and is not a counted ending (whose tables keep distances under
-/// the draw counter, see [`crate::counted_solver`]).
-pub(crate) fn applies(material: Material) -> bool {
-    material.white_men == 0 && material.black_men == 0 && material.counted_ending().is_none()
-}
-
-/// How finely the fresh marks tell which positions settled at a level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Marks {
-    /// A mark a position: a level visits exactly the positions that
-    /// settled at the one before. Needed with DTC (the levels are the
-    /// distances); 2 bits a position in all.
-    Exact,
-    /// A mark a block of [`BLOCK`] positions, whose older settled
-    /// positions a level visits again (see the module's comment):
-    /// 1/128 bit a position, for pairs whose exact marks would not fit.
-    Blocks,
-}
-
-/// Pairs of at most this many positions get exact marks without DTC too:
-/// their two sets take at most 4 GiB (eight pieces: `K-KKKKKKK` with its
-/// mirror, 8.6 G positions, does; `KK-KKKKKK`, 30.1 G, does not). Exact
-/// marks spare a level the settled positions it would visit again in a
-/// block: `K-KKKK` with its mirror (fmjd, one thread) took 33.3
-/// core-seconds with them and 41.7 with blocks.
-pub(crate) const EXACT_MARKS_UP_TO: u64 = 1 << 34;
-
-impl Marks {
-    /// The marks a pair of `positions` positions is solved with.
-    pub(crate) fn for_pair(positions: u64, with_dtc: bool) -> Marks {
-        if with_dtc || positions <= EXACT_MARKS_UP_TO {
-            Marks::Exact
-        } else {
-            Marks::Blocks
-        }
-    }
-
-    /// Positions one mark stands for.
-    fn positions_per_mark(self) -> u64 {
-        match self {
-            Marks::Exact => 1,
-            Marks::Blocks => BLOCK,
-        }
-    }
-}
-
-/// Bytes of working memory beside the pair's values (codes, and with DTC
-/// capture marks and DTC bytes): two sets of fresh marks.
-pub(crate) fn work_bytes(positions: u64, with_dtc: bool) -> u64 {
-    let per_mark = Marks::for_pair(positions, with_dtc).positions_per_mark();
-    2 * positions.div_ceil(per_mark).div_ceil(64) * 8
-}
 
 /// Empty values for the pair of `material` (without men) as this solver
 /// keeps them: codes only without DTC, codes, capture marks and DTC bytes
@@ -183,9 +129,9 @@ pub(crate) fn solve(
         }),
     };
     solver.seed(progress)?;
-    let limit = crate::kings_only::level_limit(rule_set, None);
+    let limit = crate::solvers::kings_only::level_limit(rule_set, None);
     solver.by_levels(
-        crate::kings_only::propagation_bound(limit, with_dtc),
+        crate::solvers::kings_only::propagation_bound(limit, with_dtc),
         progress,
     );
     solver.finish(limit, progress)
@@ -283,7 +229,7 @@ impl MenlessSolver<'_> {
     /// Sets the code of position `i` of side `s` to `code` if it is not
     /// settled yet; returns whether it was set here.
     fn settle(&self, s: usize, i: u64, code: u8) -> bool {
-        crate::bit_codes::settle(self.sides[s].code_atomics(), i, code)
+        crate::solvers::bit_codes::settle(self.sides[s].code_atomics(), i, code)
     }
 
     /// The chunks of every side: `(side, first position, count)`.
@@ -353,12 +299,12 @@ impl MenlessSolver<'_> {
     }
 
     /// Visits level after level up to the last level a position may settle
-    /// at (`bound`; see [`crate::kings_only`]), until one settles nothing.
+    /// at (`bound`; see [`crate::solvers::kings_only`]), until one settles nothing.
     /// The levels do not move `progress` (how many there will be is not
     /// known); its message names the level being visited.
     fn by_levels(&self, bound: Option<u32>, progress: &Progress) {
         let mut level = 0;
-        while !crate::kings_only::past(bound, level + 1) {
+        while !crate::solvers::kings_only::past(bound, level + 1) {
             progress.level(level);
             let settled = self.visit(level, Visit::Won) + self.visit(level, Visit::Lost);
             self.promote(level + 1);
@@ -376,7 +322,7 @@ impl MenlessSolver<'_> {
     fn mark_tasks(&self, level: u32) -> Vec<(usize, usize, usize)> {
         (0..self.sides.len())
             .flat_map(|s| {
-                crate::bit_codes::mark_tasks(self.marks(level, s).len())
+                crate::solvers::bit_codes::mark_tasks(self.marks(level, s).len())
                     .map(move |(first, end)| (s, first, end))
             })
             .collect()
@@ -542,7 +488,7 @@ impl MenlessSolver<'_> {
 
     /// Ends the solve: what is not settled is drawn, and so is what
     /// settled past the 25-move rule's `limit` (only where DTC bytes are
-    /// kept do the levels go on past it: see [`crate::kings_only`]); the
+    /// kept do the levels go on past it: see [`crate::solvers::kings_only`]); the
     /// capture marks are set where they are kept.
     fn finish(&self, limit: Option<u32>, progress: &Progress) -> Result<(), GenError> {
         self.chunks()

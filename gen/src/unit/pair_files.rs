@@ -1,0 +1,117 @@
+//! What a unit leaves: the files of a pair written where missing, the
+//! report of what was written, and the groups' files removed once the
+//! pair's tables are there.
+
+use std::path::{Path, PathBuf};
+
+use format::{Material, MaterialIndex};
+use plan::units::pair_materials;
+use plan::{GenError, GenOptions};
+
+use crate::tables::{dtc_is_valid, table_is_valid, BuiltTable};
+
+/// What running a unit did.
+#[derive(Debug, Default)]
+pub struct UnitReport {
+    /// The unit.
+    pub id: String,
+    /// Its output was there and valid: nothing was done.
+    pub already_done: bool,
+    /// Tables it wrote.
+    pub built: Vec<BuiltTable>,
+    /// DTC files it wrote.
+    pub dtc_built: Vec<BuiltTable>,
+    /// Tables that were there and valid already (a pair's other side).
+    pub skipped: Vec<Material>,
+    /// Wall time, in seconds.
+    pub seconds: f64,
+}
+
+/// The rule set's folder of a build.
+pub(crate) fn rule_dir(options: &GenOptions) -> PathBuf {
+    format::table_dir(&options.dir, options.rule_set)
+}
+
+/// Writes the files of `pair` that are missing: its DTC files (side `k`'s
+/// by `write_dtc(k)`) when asked for, and its tables (side `k`'s by
+/// `write_table(k)`); a valid table is never written again (another
+/// process may have made it meanwhile).
+pub(crate) fn write_pair_files(
+    options: &GenOptions,
+    pair: Material,
+    seconds: f64,
+    report: &mut UnitReport,
+    mut write_dtc: impl FnMut(usize) -> Result<(PathBuf, format::TableStats), GenError>,
+    mut write_table: impl FnMut(usize) -> Result<(PathBuf, format::TableStats), GenError>,
+) -> Result<(), GenError> {
+    let dir = rule_dir(options);
+    let rule_set = options.rule_set;
+    for (k, material) in pair_materials(pair).into_iter().enumerate() {
+        if options.dtc && !dtc_is_valid(&dir, material, rule_set) {
+            let (path, stats) = write_dtc(k)?;
+            report.dtc_built.push(built(material, path, stats, seconds));
+        }
+        let path = format::table_path(&dir, material);
+        if table_is_valid(&path, material, rule_set) {
+            report.skipped.push(material);
+            continue;
+        }
+        let (path, stats) = write_table(k)?;
+        report.built.push(built(material, path, stats, seconds));
+    }
+    if options.dtc && options.compact_dtc {
+        if let Some(m) = crate::unit::table_writer::compact_dtc_pair(&dir, pair, rule_set)? {
+            for b in report.dtc_built.iter_mut().filter(|b| b.material == m) {
+                b.bytes = std::fs::metadata(&b.path).map_or(0, |md| md.len());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A table written, with its size read back.
+pub(crate) fn built(
+    material: Material,
+    path: PathBuf,
+    stats: format::TableStats,
+    seconds: f64,
+) -> BuiltTable {
+    BuiltTable {
+        material,
+        bytes: std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0),
+        path,
+        positions: MaterialIndex::new(material).count(),
+        stats,
+        seconds,
+    }
+}
+
+/// Removes the output files of `pair`'s groups (once its tables are
+/// written) and any temporary ones.
+pub(crate) fn remove_group_files(dir: &Path, pair: Material) -> Result<(), GenError> {
+    let units = dir.join(plan::units::UNITS_DIR);
+    let Ok(entries) = std::fs::read_dir(&units) else {
+        return Ok(());
+    };
+    let prefix = format!("{pair}.a");
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let ours = name.strip_prefix(&prefix).is_some_and(|rest| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let after = &rest[digits..];
+            let part_file = after.strip_prefix(".p").is_some_and(|part| {
+                part.strip_suffix(".dtg")
+                    .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit() || b"_ns".contains(&b)))
+            });
+            digits > 0 && (after.starts_with(".dtg") || part_file)
+        });
+        if ours {
+            std::fs::remove_file(e.path()).map_err(|err| GenError::io(&e.path(), err))?;
+        }
+    }
+    // The folder goes when it is empty (a group being written elsewhere
+    // keeps it, or makes it again: see `unit_output::write_group`).
+    let _ = std::fs::remove_dir(&units);
+    Ok(())
+}
