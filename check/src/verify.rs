@@ -447,7 +447,7 @@ impl GroupChecked {
 /// `rule_set` (see [`VerifyOptions::unit`]), in bytes, with the DTC files
 /// if `dtc`: the positions it checks at their values' bits, 2 bits of
 /// flags and a DTC byte (a whole pair, or a slice group or bin of parts;
-/// no flags for a pair without men, see [`verify_in_two_bits`]);
+/// no flags for a pair without men, see `verify_in_two_bits`);
 /// for a group, the positions of the next group that it reads at their
 /// values' bits; the smaller tables its captures reach (resolved whole for
 /// a pair with men; otherwise decoded smallest first within `preload_bytes`, the

@@ -1,8 +1,8 @@
 //! The draughts-tb generator: solves every material up to N pieces by
 //! retrograde analysis, in dependency order, and writes compressed tables.
 //!
-//! The work follows the plan (crate `plan`): each unit is run by [`unit`]
-//! with one of the [`solvers`], its values held in [`values`], and the
+//! The work follows the plan (crate `plan`): each unit is run by `unit/`
+//! with one of the solvers (`solvers/`), its values held in `values.rs`, and the
 //! files it writes (a group's file, a pair's tables) written by the
 //! unit's own modules. The check of what was built lives in crate
 //! `check`, which shares none of this.

@@ -203,7 +203,7 @@ pub fn group_keys(indexes: &[MaterialIndex], advancement: u32, bin: Option<Bin>)
 /// few parts of the next group (see [`parts_read`]), never into all of it.
 ///
 /// A placement of a single man (a pair with one man) is its own part: its
-/// square plus one in bits 16 and up ([`ONE_MAN_SHIFT`]). The slices of
+/// square plus one in bits 16 and up (`ONE_MAN_SHIFT`). The slices of
 /// such a pair are few and large (`KKK-KKKKM` has 3.0 G king placements a
 /// side), so a part is one slice, and a man step leads into the one or
 /// two parts of the squares ahead.
@@ -265,7 +265,7 @@ pub fn part_of_placement(indexes: &[MaterialIndex], side: usize, men: u64) -> u3
 }
 
 /// The placements (keys, both sides) of each part of group `advancement`,
-/// counted from the rows the men stand on (see [`men_by_part`]) without
+/// counted from the rows the men stand on (see `men_by_part`) without
 /// walking the placements: in a pair of two materials each side-0
 /// placement and its mirror are two keys of one part; in a symmetric pair
 /// a placement and its colour flip share the smaller of their two parts.

@@ -15,8 +15,8 @@ use std::time::Instant;
 use format::{Material, MaterialIndex};
 
 use crate::unit::group_file::{GroupId, GroupStream, KeysCrc};
-use crate::unit::table_writer::{write_dtc_table, write_wdl_table, Window};
 use crate::unit::pair_files::{remove_group_files, rule_dir, write_pair_files, UnitReport};
+use crate::unit::table_writer::{write_dtc_table, write_wdl_table, Window};
 use crate::values::{PackedSide, PackedValues};
 use plan::groups::{advancement_of, part_of_placement};
 use plan::units::group_file;
