@@ -51,7 +51,7 @@ pub struct GenOptions {
     pub compact_dtc: bool,
     /// A pair whose largest slice group weighs more positions than this
     /// (both sides to move, each men placement weighing 43 more for its
-    /// key: `plan::group_weight`) is solved in *parts* of groups, each its own
+    /// key: `plan::units::group_weight`) is solved in *parts* of groups, each its own
     /// unit (see `docs/DESIGN.md`, "Groups in parts"): less memory a
     /// unit, many more units, the same tables. `None`: never. The
     /// default, [`DEFAULT_SPLIT_GROUPS_ABOVE`], splits no pair up to seven

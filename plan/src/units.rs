@@ -7,7 +7,7 @@
 //! - a **group** of a pair with men (one advancement of its men): it
 //!   reads the finished tables its moves lead to and the output of the
 //!   group one advancement further, and writes its own output file
-//!   (`units/<pair>.a<advancement>.dtg`, see `unit_output`);
+//!   (`units/<pair>.a<advancement>.dtg`, see the builder's `unit::group_file`);
 //! - the **assembly** of such a pair: it reads its groups' outputs and
 //!   writes the pair's tables (and DTC files);
 //! - the **manifest** of the rule set's folder, last.

@@ -1,5 +1,5 @@
 //! What the two bit-set solvers share ([`crate::solvers::menless`] and the
-//! 2-bit slice path, `slice_solver/bitset.rs`): the 2-bit codes a
+//! 2-bit slice path, `solvers/slice/bitset.rs`): the 2-bit codes a
 //! position takes while they solve, word by word, and the ranks of king
 //! moves.
 

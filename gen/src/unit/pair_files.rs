@@ -111,7 +111,7 @@ pub(crate) fn remove_group_files(dir: &Path, pair: Material) -> Result<(), GenEr
         }
     }
     // The folder goes when it is empty (a group being written elsewhere
-    // keeps it, or makes it again: see `unit_output::write_group`).
+    // keeps it, or makes it again: see `group_file::write_group`).
     let _ = std::fs::remove_dir(&units);
     Ok(())
 }
