@@ -11,7 +11,10 @@ declares (grouped imports `crate::{a, b::c}` count each path). A path
 names the deepest module it reaches, so `crate::solvers::slice::Slice`
 depends on the slice solver's file, not on the folder's `mod.rs`, and a
 name a module imports or re-exports (`use`, `pub use`) leads on to the
-file that defines it; a `mod` declaration alone is not a dependency. Prints every circle (a
+file that defines it; a `mod` declaration alone is not a dependency. Macros are not
+followed (`crate::name!` names no module's item here; a macro exported to
+the crate root is defined where its file says, which this script does not
+read). Prints every circle (a
 strongly connected group of two or more files) and exits 1 if there is
 one: dependencies between files should point one way, as they do between
 crates.
@@ -38,9 +41,26 @@ def modules_of(crate):
 
 
 def code_of(path):
+    """The code of a file without its comments and its test modules
+    (`#[cfg(test)] mod name { ... }`; other items under `#[cfg(test)]`
+    count, to be safe)."""
     with open(path, encoding="utf-8") as f:
-        code = "\n".join(l for l in f if not l.lstrip().startswith("//"))
-    return code.split("#[cfg(test)]")[0]
+        code = f.read()
+    code = re.sub(r"/\*.*?\*/", " ", code, flags=re.S)
+    code = "\n".join(line.split("//")[0] for line in code.split("\n"))
+    while True:
+        m = re.search(r"#\[cfg\(test\)\]\s*mod\s+[a-z_][a-z0-9_]*\s*\{", code)
+        if not m:
+            return code
+        depth = 0
+        for j in range(m.end() - 1, len(code)):
+            if code[j] == "{":
+                depth += 1
+            elif code[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+        code = code[:m.start()] + code[j + 1:]
 
 
 def expand(text, i, with_alias=False):
@@ -71,8 +91,8 @@ def expand_aliased(text, i):
                 out.extend(expand_aliased(item + " ", 0))
         return out
     m = re.match(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*", text[i:])
-    if not m:
-        return []
+    if not m or text[i + m.end():i + m.end() + 1] == "!":
+        return []  # nothing, or a macro (see the module's comment)
     path = m.group(0).split("::")
     rest = i + m.end()
     if text[rest:rest + 3] == "::{":
@@ -83,8 +103,13 @@ def expand_aliased(text, i):
 
 def resolve(modules, base, path, reexports=None, seen=()):
     """The deepest module `base + path` reaches, if any; a name that
-    module re-exports (`pub use`) leads on to where it is defined."""
-    full = list(base) + [p for p in path if p != "self"]
+    module imports or re-exports (`use`) leads on to where it is defined."""
+    full = list(base)
+    for segment in path:
+        if segment == "super":
+            full = full[:-1]
+        elif segment != "self":
+            full.append(segment)
     for n in range(len(full), -1, -1):
         module = tuple(full[:n])
         if module in modules:
@@ -169,7 +194,7 @@ def module_edges(crate):
             base = base_of(m.group(1))
             if base is None:
                 continue
-            for sub in expand(code, m.end()) or [[]]:
+            for sub in expand(code, m.end()):
                 target = resolve(modules, base, sub, reexports)
                 if target is not None:
                     targets.add(target)

@@ -7,7 +7,9 @@ set -eu
 cd "$(dirname "$0")/.."
 status=0
 for crate in draughts-check draughts-plan; do
-    if cargo tree -p "$crate" -e normal,build --prefix none | grep -q '^draughts-gen '; then
+    # The tree first, so that a failing cargo fails the check.
+    tree="$(cargo tree -p "$crate" -e normal,build --prefix none)"
+    if printf '%s\n' "$tree" | grep -q '^draughts-gen '; then
         echo "$crate depends on draughts-gen:" >&2
         cargo tree -p "$crate" -e normal,build -i draughts-gen >&2 || true
         status=1

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Checks scripts/import-circles.py on small made-up crates: it must find a
-# circle between two files, one through a folder's files and one through a
-# name the crate root re-exports, and none where paths point one way (a
-# child module's `super::` items, an inline module's `super::`, a name
-# another crate's).
+# circle between two files, one through a folder's files, one through a
+# name the crate root re-exports and one through `super::super::` past a
+# test-only item, and none where paths point one way (a child module's
+# `super::` items, an inline module's `super::`, a name another crate's, a
+# test module's imports, a path in a comment).
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
@@ -65,6 +66,30 @@ pub struct B;
 R
 expect 1 root
 
+crate deep
+file deep/src/lib.rs <<'R'
+mod a;
+mod b;
+R
+file deep/src/a.rs <<'R'
+mod inner;
+pub struct A(inner::Wrap);
+R
+file deep/src/a/inner.rs <<'R'
+pub struct Wrap(super::super::b::B);
+R
+file deep/src/b.rs <<'R'
+#[cfg(test)]
+fn only_in_tests() {}
+/* crate::nothing::Here */
+pub struct B(crate::a::A);
+#[cfg(test)]
+mod tests {
+    use crate::a::A;
+}
+R
+expect 1 deep
+
 crate oneway
 file oneway/src/lib.rs <<'R'
 mod error;
@@ -76,6 +101,11 @@ pub use table::Table;
 R
 file oneway/src/error.rs <<'R'
 pub struct Error;
+// crate::table::Table is not a dependency: this is a comment.
+#[cfg(test)]
+mod tests {
+    use crate::table::Table;
+}
 R
 file oneway/src/table.rs <<'R'
 use crate::{Error, Material};

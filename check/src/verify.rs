@@ -11,7 +11,6 @@ use format::{Material, RuleSet, ValueKind};
 use probe::{table_dir, Storage, Tablebase, TablebaseOptions};
 
 use plan::groups::group_keys;
-use plan::memory::solved_without_men;
 use plan::units::{bin_named, find_unit, group_bins, group_id, pair_indexes, pair_materials};
 use plan::{GenError, GenOptions, PlacementKeys, Progress, Unit, UnitKind};
 
@@ -316,7 +315,7 @@ fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, Gen
     };
     let materials = pair_materials(pair);
     Ok(match unit.kind {
-        UnitKind::Solve if solved_without_men(pair) => verify_in_two_bits(options, materials)?,
+        UnitKind::Solve if without_men(pair) => verify_in_two_bits(options, materials)?,
         UnitKind::Solve => verify_materials(options, materials),
         UnitKind::Assemble => materials
             .into_iter()
@@ -338,6 +337,14 @@ fn verify_unit(options: &VerifyOptions, id: &str) -> Result<Vec<TableCheck>, Gen
         }
         UnitKind::Manifest => Vec::new(),
     })
+}
+
+/// Whether `pair` has no men and is no counted ending: one slice, whose
+/// unit the check holds at its values' bits alone
+/// ([`verify_in_two_bits`]), the check's own choice (the builder's solver
+/// for it is no concern of the check's).
+fn without_men(pair: Material) -> bool {
+    pair.men() == 0 && pair.counted_ending().is_none()
 }
 
 /// The check of a pair without men that the menless solver builds (a
@@ -496,7 +503,7 @@ fn unit_memory_bytes(
     };
     let checked_bits = value_bits + 2 + if dtc { 8 } else { 0 };
     let held_bits = match unit.kind {
-        UnitKind::Solve if solved_without_men(pair) => {
+        UnitKind::Solve if without_men(pair) => {
             // See `verify_in_two_bits`: no flags, smaller tables within
             // the budget.
             let positions: u64 = pair_materials(pair)

@@ -23,6 +23,7 @@ mod error;
 mod files;
 mod header;
 mod index;
+#[cfg(feature = "manifest")]
 pub mod manifest;
 mod material;
 mod reader;

@@ -1,17 +1,18 @@
-//! Errors of the generator.
+//! Errors of a build and of its check (the builder, the checker and the
+//! plan's lookups all return [`GenError`]).
 
 use format::{FormatError, Material};
 use probe::ProbeError;
 use thiserror::Error;
 
-/// Why generation stopped.
+/// Why a build, a unit or a check stopped.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum GenError {
     /// Reading a smaller table failed.
     #[error(transparent)]
     Probe(#[from] ProbeError),
-    /// Writing a table failed.
+    /// Reading or writing a table file failed.
     #[error(transparent)]
     Format(#[from] FormatError),
     /// A table file read whole is damaged or cut short.

@@ -26,7 +26,9 @@ impl PlacementKeys {
         ((packed >> 63) as u8, packed & !Self::SIDE)
     }
 
-    /// Keys already packed and sorted.
+    /// Keys already packed and sorted, strictly increasing: a precondition
+    /// (checked in debug builds only) that [`PlacementKeys::position`]'s
+    /// binary search relies on.
     pub fn from_sorted(packed: Vec<u64>) -> PlacementKeys {
         debug_assert!(packed.windows(2).all(|w| w[0] < w[1]));
         PlacementKeys(packed)
@@ -60,7 +62,8 @@ impl PlacementKeys {
 }
 
 impl FromIterator<PlacementKey> for PlacementKeys {
-    /// Keys from sorted `(side, men)` pairs.
+    /// Keys from `(side, men)` pairs in strictly increasing order (the
+    /// precondition of [`PlacementKeys::from_sorted`]).
     fn from_iter<I: IntoIterator<Item = PlacementKey>>(keys: I) -> Self {
         PlacementKeys::from_sorted(keys.into_iter().map(PlacementKeys::pack).collect())
     }

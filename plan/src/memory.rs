@@ -7,9 +7,10 @@ use format::{Material, MaterialIndex};
 
 use crate::options::{GenOptions, DEFAULT_BITSET_SLICES_ABOVE};
 
-/// Whether `material` (and its mirror) is solved by the solvers for materials without men: it has
-/// no men and is not a counted ending (whose tables keep distances under
-/// the draw counter, see the counted solver).
+/// Whether `material` (and its mirror) has no men and is not a counted
+/// ending (whose tables keep distances under the draw counter): one slice,
+/// solved by the slice solver or, when large ([`menless_in_two_bits`]),
+/// by the bit-set solver for materials without men.
 pub fn solved_without_men(material: Material) -> bool {
     material.white_men == 0 && material.black_men == 0 && material.counted_ending().is_none()
 }
@@ -30,7 +31,7 @@ pub enum Marks {
     /// distances); 2 bits a position in all.
     Exact,
     /// A mark a block of [`MARK_BLOCK`] positions, whose older settled
-    /// positions a level visits again (see the module's comment):
+    /// positions a level visits again (see gen's `solvers/menless.rs`):
     /// 1/128 bit a position, for pairs whose exact marks would not fit.
     Blocks,
 }

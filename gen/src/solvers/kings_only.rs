@@ -20,7 +20,7 @@
 //! above the limit), then store those positions as draws. The values
 //! are the same (a position settled at or below the limit depends on
 //! none settled above it); the DTC file's header counts them (see
-//! `output::write_dtc_table`).
+//! `unit::table_writer::write_dtc_table`).
 
 use format::{kings_only_rule_applies, RuleSet};
 use rules::CountedEnding;

@@ -48,11 +48,11 @@
 //! table writer finds them again, a window at a time ([`capture_words`]).
 //!
 //! Pairs small enough for the slice solver's memory (at most
-//! [`MENLESS_SLICE_FACTOR`](crate::solvers::group::MENLESS_SLICE_FACTOR)
+//! [`MENLESS_SLICE_FACTOR`](plan::memory::MENLESS_SLICE_FACTOR)
 //! times [`GenOptions::bitset_slices_above`](crate::GenOptions)
 //! positions: by default every material without men up to six pieces) are
 //! solved by it instead, which is faster where it fits
-//! ([`crate::solvers::group::menless_in_two_bits`]).
+//! ([`plan::memory::menless_in_two_bits`]).
 //!
 //! `tests` in [`crate::solvers::group`] compare this solver, with either
 //! marks, with the slice solver value by value, with and without DTC.

@@ -1,6 +1,6 @@
 //! The output file of one slice group (`units/<pair>.a<advancement>.dtg`
 //! in a rule set's folder), or of one part of it (`...a<advancement>.p<part>.dtg`,
-//! see `plan::splits_groups`): the values of its men placements, as the
+//! see `plan::units::splits_groups`): the values of its men placements, as the
 //! group's layer holds them, for the group one advancement lower (which
 //! reads them) and for the assembly of the pair's tables.
 //!

@@ -39,7 +39,7 @@ pub(crate) struct Session {
     reader: Option<(Material, Tablebase)>,
     /// The last group solved, with its pair.
     last_group: Option<(Material, SolvedGroup)>,
-    /// The values of a small pair (see [`plan::solves_in_pair_values`]).
+    /// The values of a small pair (see [`plan::units::solves_in_pair_values`]).
     pair_values: Option<PairValues>,
     /// The pair whose input tables were checked complete.
     inputs_checked: Option<Material>,
