@@ -40,6 +40,20 @@ def modules_of(crate):
     return found
 
 
+def closing_brace(code, start):
+    """The index of the brace that closes the one at `code[start]` (the
+    end of the code if none does)."""
+    depth = 0
+    for j in range(start, len(code)):
+        if code[j] == "{":
+            depth += 1
+        elif code[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(code)
+
+
 def code_of(path):
     """The code of a file without its comments and its test modules
     (`#[cfg(test)] mod name { ... }`; other items under `#[cfg(test)]`
@@ -52,15 +66,7 @@ def code_of(path):
         m = re.search(r"#\[cfg\(test\)\]\s*mod\s+[a-z_][a-z0-9_]*\s*\{", code)
         if not m:
             return code
-        depth = 0
-        for j in range(m.end() - 1, len(code)):
-            if code[j] == "{":
-                depth += 1
-            elif code[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-        code = code[:m.start()] + code[j + 1:]
+        code = code[:m.start()] + code[closing_brace(code, m.end() - 1) + 1:]
 
 
 def expand(text, i, with_alias=False):
@@ -127,15 +133,7 @@ def inline_modules(code):
     """The spans of the inline modules (`mod name { ... }`) of `code`."""
     spans = []
     for m in re.finditer(r"\bmod\s+[a-z_][a-z0-9_]*\s*\{", code):
-        depth = 0
-        for j in range(m.end() - 1, len(code)):
-            if code[j] == "{":
-                depth += 1
-            elif code[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    spans.append((m.end(), j))
-                    break
+        spans.append((m.end(), closing_brace(code, m.end() - 1)))
     return spans
 
 
