@@ -525,7 +525,7 @@ impl ResolvedTables {
         let path = format::table_path(&self.dir, material);
         let kind = format::value_kind(material, self.rule_set);
         let reader = crate::files::read_whole(&path, material, self.rule_set, kind)?;
-        Ok(ResolvedTable {
+        let mut table = ResolvedTable {
             material,
             kind,
             values: reader
@@ -533,7 +533,49 @@ impl ResolvedTables {
                 .map_err(|e| GenError::in_file(&path, e))?,
             index: MaterialIndex::new(material),
             window: None,
-        })
+        };
+        if reader.header().threats_searched {
+            self.resolve_threats(&mut table)?;
+        }
+        Ok(table)
+    }
+
+    /// Gives every threat position that `table`'s file leaves to the
+    /// search (`format::is_searched_threat`, version-2 files) the value the
+    /// prober finds for it, in place: from then on it reads as a stored
+    /// value, and the forward check compares it with its moves like any
+    /// other.
+    fn resolve_threats(&self, table: &mut ResolvedTable) -> Result<(), GenError> {
+        let fresh;
+        let prober = match &self.prober {
+            Some(prober) => prober,
+            None => {
+                let root = self.dir.parent().unwrap_or(Path::new("."));
+                fresh = Tablebase::open(root, self.rule_set)?;
+                &fresh
+            }
+        };
+        let count = table.positions();
+        let (index, kind, window) = (&table.index, table.kind, &table.window);
+        table
+            .values
+            .par_chunks_mut(kind.raw_len(CHUNK) as usize)
+            .enumerate()
+            .try_for_each_init(
+                || (UnrankCursor::default(), Vec::new()),
+                |(cursor, moves), (c, values)| {
+                    let first = c as u64 * CHUNK;
+                    for i in first..(first + CHUNK).min(count) {
+                        let global = window.as_ref().map_or(i, |w| w.global(i));
+                        let pos = index.unrank_with(global, cursor);
+                        if format::is_searched_threat(&pos, moves) {
+                            let value = prober.probe(&pos)?;
+                            store(kind, values, (i - first) as usize, value);
+                        }
+                    }
+                    Ok(())
+                },
+            )
     }
 
     /// Decodes the positions of `material`'s table that `window` holds,
@@ -546,13 +588,17 @@ impl ResolvedTables {
         let path = format::table_path(&self.dir, material);
         let kind = format::value_kind(material, self.rule_set);
         let reader = crate::files::open_positioned(&path, material, self.rule_set, kind)?;
-        Ok(ResolvedTable {
+        let mut table = ResolvedTable {
             material,
             kind,
             values: decode_window_raw(&reader, &window).map_err(|e| GenError::in_file(&path, e))?,
             index: MaterialIndex::new(material),
             window: Some(window),
-        })
+        };
+        if reader.header().threats_searched {
+            self.resolve_threats(&mut table)?;
+        }
+        Ok(table)
     }
 
     /// The first pass over `table`: flags and resolves every capture

@@ -3,12 +3,12 @@
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0 | 8 | magic `DRTB\r\n\x1a\n` |
-//! | 8 | 4 | format version (1) |
+//! | 8 | 4 | format version (1; 2 with flag bit 2) |
 //! | 12 | 4 | white men, white kings, black men, black kings (one byte each) |
 //! | 16 | 1 | rule set: 0 pure, 1 fmjd, 2 fmjd-diagonal |
 //! | 17 | 1 | value kind: 0 WLD (2 bits), 1 distance (1 byte) |
 //! | 18 | 1 | compression: 1 zstd |
-//! | 19 | 1 | flags: bit 0 in a DTC file that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); any other bit is refused |
+//! | 19 | 1 | flags: bit 0 in a DTC file that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); bit 2 (version 2, WLD tables only) the threat positions of `format::is_searched_threat` are "don't care"; any other bit is refused |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | position count (White to move) |
 //! | 32 | 8 | first position (0; reserved for slices of a material) |
@@ -32,8 +32,14 @@ use crate::value::{RuleSet, ValueKind};
 
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"DRTB\r\n\x1a\n";
-/// The format version written and read by this code.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version, written by this code for a table whose
+/// threat positions are searched ([`FLAG_THREATS_SEARCHED`]); every other
+/// file is written as version [`OLDEST_FORMAT_VERSION`], which readers
+/// of both versions read.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format version this code reads (and writes where version 2
+/// adds nothing).
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// Bytes of the header.
 pub const HEADER_LEN: usize = 128;
 /// The compression code for zstd.
@@ -47,6 +53,10 @@ pub const FLAG_FROM_MIRROR: u8 = 1;
 /// 25-move rule, how many positions have a DTC above its limit and the
 /// largest DTC ([`TableStats::dtc_above_limit`]).
 pub const FLAG_KINGS_ONLY_COUNTS: u8 = 2;
+/// The header flag of a version-2 WLD table whose threat positions
+/// ([`crate::is_searched_threat`]) hold "don't care": the prober finds
+/// their values by a one-ply search.
+pub const FLAG_THREATS_SEARCHED: u8 = 4;
 /// The most positions a block may hold: a block decodes into at most this
 /// many bytes (4 MiB), whatever a header says.
 pub const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
@@ -134,6 +144,9 @@ pub struct Header {
     /// A DTC file with no blocks, whose values the prober finds from the
     /// mirror's DTC file ([`FLAG_FROM_MIRROR`]).
     pub from_mirror: bool,
+    /// A version-2 WLD table whose threat positions hold "don't care"
+    /// ([`FLAG_THREATS_SEARCHED`]).
+    pub threats_searched: bool,
 }
 
 /// How a header differs from the file its name promises (see
@@ -185,7 +198,7 @@ fn sealed_header(bytes: &[u8]) -> Result<&[u8], FormatError> {
     }
     let b = &bytes[..HEADER_LEN];
     let version = u32_at(b, 8);
-    if version != FORMAT_VERSION {
+    if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(FormatError::UnsupportedVersion(version));
     }
     if crc32fast::hash(&b[..124]) != u32_at(b, 124) {
@@ -194,24 +207,40 @@ fn sealed_header(bytes: &[u8]) -> Result<&[u8], FormatError> {
     Ok(b)
 }
 
-/// The flags (from the mirror, 25-move counts recorded), refused where
-/// unknown to files of `kind` or where the reserved bytes after the
+/// The flags a header holds.
+struct Flags {
+    from_mirror: bool,
+    kings_only_counts: bool,
+    threats_searched: bool,
+}
+
+/// The flags, refused where unknown to files of `kind` (searched threats:
+/// version-2 WLD tables only) or where the reserved bytes after the
 /// fields they enable are not zero.
-fn flags(b: &[u8], kind: ValueKind) -> Result<(bool, bool), FormatError> {
+fn flags(b: &[u8], kind: ValueKind) -> Result<Flags, FormatError> {
     let known = match kind {
         ValueKind::Dtc => FLAG_FROM_MIRROR | FLAG_KINGS_ONLY_COUNTS,
-        _ => 0,
+        ValueKind::Wdl => FLAG_THREATS_SEARCHED,
+        ValueKind::Distance => 0,
     };
     if b[19] & !known != 0 {
         return Err(corrupt("unknown flags"));
     }
-    let from_mirror = b[19] & FLAG_FROM_MIRROR != 0;
-    let kings_only_counts = b[19] & FLAG_KINGS_ONLY_COUNTS != 0;
-    let reserved = if kings_only_counts { 116 } else { 104 };
+    let flags = Flags {
+        from_mirror: b[19] & FLAG_FROM_MIRROR != 0,
+        kings_only_counts: b[19] & FLAG_KINGS_ONLY_COUNTS != 0,
+        threats_searched: b[19] & FLAG_THREATS_SEARCHED != 0,
+    };
+    if flags.threats_searched != (u32_at(b, 8) == 2) {
+        return Err(corrupt(
+            "searched threats and format version 2 come together",
+        ));
+    }
+    let reserved = if flags.kings_only_counts { 116 } else { 104 };
     if b[reserved..124].iter().any(|&x| x != 0) {
         return Err(corrupt("reserved bytes are not zero"));
     }
-    Ok((from_mirror, kings_only_counts))
+    Ok(flags)
 }
 
 /// Positions per block: a positive multiple of 4, at most
@@ -311,7 +340,12 @@ impl Header {
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(&MAGIC);
-        b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let version = if self.threats_searched {
+            FORMAT_VERSION
+        } else {
+            OLDEST_FORMAT_VERSION
+        };
+        b[8..12].copy_from_slice(&version.to_le_bytes());
         let m = self.material;
         b[12..16].copy_from_slice(&[m.white_men, m.white_kings, m.black_men, m.black_kings]);
         b[16] = self.rule_set.code();
@@ -322,6 +356,9 @@ impl Header {
         } else {
             0
         };
+        if self.threats_searched {
+            b[19] |= FLAG_THREATS_SEARCHED;
+        }
         if let (Some(above), Some(longest)) =
             (self.stats.dtc_above_limit, self.stats.longest_fresh_dtc)
         {
@@ -358,7 +395,8 @@ impl Header {
         if b[18] != COMPRESSION_ZSTD {
             return Err(corrupt("unknown compression code"));
         }
-        let (from_mirror, kings_only_counts) = flags(b, value_kind)?;
+        let flags = flags(b, value_kind)?;
+        let from_mirror = flags.from_mirror;
         let positions_per_block = block_size(b)?;
         let position_count = u64_at(b, 24);
         if position_count != MaterialIndex::new(material).count() {
@@ -389,10 +427,11 @@ impl Header {
             block_count,
             index_offset,
             file_length,
-            stats: stats_at(b, kings_only_counts, position_count)?,
+            stats: stats_at(b, flags.kings_only_counts, position_count)?,
             index_crc: u32_at(b, 96),
             body_crc: u32_at(b, 100),
             from_mirror,
+            threats_searched: flags.threats_searched,
         })
     }
 

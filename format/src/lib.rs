@@ -27,6 +27,7 @@ mod index;
 pub mod manifest;
 mod material;
 mod reader;
+mod threats;
 mod value;
 mod writer;
 
@@ -44,15 +45,17 @@ pub use files::{
 };
 pub use header::{
     dtc_may_come_from_mirror, Header, HeaderMismatch, TableStats, FLAG_FROM_MIRROR,
-    FLAG_KINGS_ONLY_COUNTS, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK,
+    FLAG_KINGS_ONLY_COUNTS, FLAG_THREATS_SEARCHED, FORMAT_VERSION, HEADER_LEN, MAGIC,
+    MAX_POSITIONS_PER_BLOCK, OLDEST_FORMAT_VERSION,
 };
 pub use index::{
     table_position, BlackKingMoveRanks, KingMoveRanks, KingWalk, MaterialIndex, UnrankCursor,
 };
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{wdl_code, PositionedFile, TableReader, TableSource};
+pub use threats::is_searched_threat;
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};
 pub use writer::{
     sync_parent, temporary_path, write_dtc_from_mirror, TableSpec, TableWriter,
-    DEFAULT_DISTANCE_BLOCK, DEFAULT_LEVEL, DEFAULT_WDL_BLOCK,
+    DEFAULT_DISTANCE_BLOCK, DEFAULT_LEVEL, DEFAULT_WDL_BLOCK, SEARCHED_WDL_BLOCK,
 };

@@ -109,6 +109,9 @@ pub(crate) struct Table {
     pub(crate) reader: TableReader<Source>,
     pub(crate) kind: ValueKind,
     pub(crate) per_block: u64,
+    /// A version-2 WLD table whose threat positions hold "don't care"
+    /// (`format::FLAG_THREATS_SEARCHED`): they are found by search.
+    pub(crate) threats_searched: bool,
     pub(crate) index: MaterialIndex,
     /// Every value decoded when the table was preloaded: the blocks'
     /// uncompressed streams joined (2 bits per position for WLD tables, a
@@ -169,6 +172,7 @@ impl Table {
             path: path.to_path_buf(),
             kind: reader.header().value_kind,
             per_block: reader.header().positions_per_block as u64,
+            threats_searched: reader.header().threats_searched,
             index: MaterialIndex::new(material),
             reader,
             decoded: OnceLock::new(),

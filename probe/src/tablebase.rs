@@ -372,9 +372,40 @@ impl Tablebase {
                     ))
                 })?
                 .map_err(|e| table.corrupted(e))?;
+            let all = if table.threats_searched {
+                self.with_threats_resolved(table, all)?
+            } else {
+                all
+            };
             let _ = table.decoded.set(all);
         }
         Ok(())
+    }
+
+    /// The decoded stream `all` of `table` (a table whose threat positions
+    /// are searched) with each of those positions holding its value, found
+    /// by the same search a probe makes: a preloaded table is read by index
+    /// with no search.
+    fn with_threats_resolved(
+        &self,
+        table: &Table,
+        mut all: Vec<u8>,
+    ) -> Result<Vec<u8>, ProbeError> {
+        let mut moves = Vec::new();
+        let mut cursor = format::UnrankCursor::default();
+        for i in 0..table.index.count() {
+            let pos = table.index.unrank_with(i, &mut cursor);
+            if !format::is_searched_threat(&pos, &mut moves) {
+                continue;
+            }
+            let legal = pos.legal_moves();
+            let value = self
+                .resolve_by_search(&pos, &legal, Mode::Load)?
+                .expect("loading mode always answers");
+            let (byte, shift) = ((i / 4) as usize, 2 * (i % 4));
+            all[byte] = all[byte] & !(3 << shift) | value.wdl.code() << shift;
+        }
+        Ok(all)
     }
 
     /// `material`'s table if it was decoded whole into memory (see
@@ -403,6 +434,21 @@ impl Tablebase {
         pos: &Position,
         mode: Mode,
     ) -> Result<Option<u8>, ProbeError> {
+        Ok(self
+            .stored_with_flag(material, kind, pos, mode)?
+            .map(|(byte, _)| byte))
+    }
+
+    /// [`Tablebase::stored`], with whether the table that answered
+    /// searches its threat positions (read from the same open table as
+    /// the byte, so a file replaced meanwhile cannot mix the two).
+    fn stored_with_flag(
+        &self,
+        material: Material,
+        kind: FileKind,
+        pos: &Position,
+        mode: Mode,
+    ) -> Result<Option<(u8, bool)>, ProbeError> {
         let table = match mode {
             Mode::Load => self.file(material, kind)?,
             // Opening a table reads its header and index: not in memory yet.
@@ -412,12 +458,12 @@ impl Tablebase {
             },
         };
         match self.stored_in(table, pos, mode) {
-            Ok(byte) => Ok(byte),
+            Ok(byte) => Ok(byte.map(|b| (b, table.threats_searched))),
             Err(Miss::Failed(e)) => Err(e),
             Err(Miss::Changed) => {
                 let fresh = self.reopen(material, kind, table)?;
                 match self.stored_in(fresh, pos, mode) {
-                    Ok(byte) => Ok(byte),
+                    Ok(byte) => Ok(byte.map(|b| (b, fresh.threats_searched))),
                     Err(Miss::Failed(e)) => Err(e),
                     Err(Miss::Changed) => Err(fresh.corrupted(format::FormatError::Corrupt(
                         "the file keeps changing while it is read".into(),
@@ -546,7 +592,7 @@ impl Tablebase {
             return Ok(Some(self.no_move_value(pos)));
         }
         if pos.has_capture() {
-            return self.resolve_captures(pos, &pos.legal_moves(), mode);
+            return self.resolve_by_search(pos, &pos.legal_moves(), mode);
         }
         let (material, normal) = table_position(pos);
         if material.pieces() > MAX_TABLE_PIECES {
@@ -555,15 +601,19 @@ impl Tablebase {
                 max: MAX_TABLE_PIECES,
             });
         }
-        match self.stored(material, FileKind::Values, &normal, mode)? {
-            Some(byte) => Ok(Some(self.decode(material, byte)?)),
+        match self.stored_with_flag(material, FileKind::Values, &normal, mode)? {
+            Some((_, true)) if format::is_searched_threat(pos, &mut Vec::new()) => {
+                self.resolve_by_search(pos, &pos.legal_moves(), mode)
+            }
+            Some((byte, _)) => Ok(Some(self.decode(material, byte)?)),
             None => Ok(None),
         }
     }
 
-    /// The value of a capture position from its legal moves (all
-    /// captures).
-    fn resolve_captures(
+    /// The value of a position from its legal moves `moves`: a capture
+    /// position (its moves all capture), or a threat position its table
+    /// leaves to the search (`format::is_searched_threat`).
+    fn resolve_by_search(
         &self,
         pos: &Position,
         moves: &[Move],
@@ -595,7 +645,7 @@ impl Tablebase {
     ) -> Result<TableValue, ProbeError> {
         self.check(pos)?;
         Ok(self
-            .resolve_captures(pos, moves, Mode::Load)?
+            .resolve_by_search(pos, moves, Mode::Load)?
             .expect("loading mode always answers"))
     }
 

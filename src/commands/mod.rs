@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod common;
+pub mod compact;
 pub mod gen;
 pub mod info;
 pub mod perft;

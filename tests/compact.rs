@@ -1,0 +1,157 @@
+//! Format version 2 (`dtb compact`): the same answers from fewer bytes.
+//!
+//! For every rule set, the tables up to 4 pieces are built, copied, and
+//! the copy compacted (threat positions left to the search, larger
+//! blocks). Then every position of every table, with either side to move
+//! (each table holds one side to move; its mirror's table, the other), is probed in both sets with every
+//! state of the draw counter its class allows, and the answers must be
+//! equal; so must each table's statistics, and both sets must pass the
+//! forward check, and a second compaction changes nothing. A compacted
+//! folder extends like a plain one: a four-piece pair built on compacted
+//! tables up to 3 pieces is byte for byte the one built on plain ones.
+
+use std::path::Path;
+
+use format::{Material, MaterialIndex, RuleSet, ValueKind};
+use gen::{compact, generate, Compaction, GenOptions};
+use probe::Tablebase;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Plain and compacted tables up to `pieces` pieces of `rule_set`.
+fn both_sets(rule_set: RuleSet, pieces: u32) -> (tempfile::TempDir, tempfile::TempDir) {
+    let plain = tempfile::tempdir().unwrap();
+    generate(&GenOptions::new(plain.path(), rule_set, pieces)).expect("generation");
+    let small = tempfile::tempdir().unwrap();
+    copy_dir(plain.path(), small.path());
+    let done = compact(small.path(), rule_set).expect("compaction");
+    let rewritten = done
+        .iter()
+        .filter(|t| matches!(t.outcome, Compaction::Rewritten { .. }))
+        .count();
+    let wdl_tables = done
+        .iter()
+        .filter(|t| format::value_kind(t.material, rule_set) == ValueKind::Wdl)
+        .count();
+    assert_eq!(
+        rewritten, wdl_tables,
+        "{rule_set}: every WLD table rewritten"
+    );
+    (plain, small)
+}
+
+/// Every position of every table, both sides to move, every counter.
+fn assert_same_answers(rule_set: RuleSet, plain: &Path, small: &Path) {
+    let a = Tablebase::open(plain, rule_set).unwrap();
+    let b = Tablebase::open(small, rule_set).unwrap();
+    let folder = format::table_dir(small, rule_set);
+    let mut searched = 0u64;
+    let mut moves = Vec::new();
+    for m in format::list_tables(&folder).unwrap() {
+        let index = MaterialIndex::new(m);
+        let counters: Vec<Option<u8>> = match m.counted_ending() {
+            Some(class) if rule_set.has_move_limits() => {
+                vec![
+                    None,
+                    Some(0),
+                    Some(1),
+                    Some(class.plies() / 2),
+                    Some(class.plies()),
+                ]
+            }
+            _ => vec![None],
+        };
+        for i in 0..index.count() {
+            let pos = index.unrank(i);
+            searched += u64::from(format::is_searched_threat(&pos, &mut moves));
+            for &r in &counters {
+                assert_eq!(
+                    a.probe_counted(&pos, r).unwrap(),
+                    b.probe_counted(&pos, r).unwrap(),
+                    "{rule_set} {m} position {i} ({pos}), counter {r:?}"
+                );
+            }
+        }
+        let header = |dir: &Path| {
+            format::read_header(&format::table_path(&format::table_dir(dir, rule_set), m)).unwrap()
+        };
+        assert_eq!(header(plain).stats, header(small).stats, "{rule_set} {m}");
+    }
+    assert!(searched > 0, "some positions were left to the search");
+}
+
+fn total_bytes(dir: &Path, rule_set: RuleSet) -> u64 {
+    let folder = format::table_dir(dir, rule_set);
+    format::list_tables(&folder)
+        .unwrap()
+        .iter()
+        .map(|&m| {
+            std::fs::metadata(format::table_path(&folder, m))
+                .unwrap()
+                .len()
+        })
+        .sum()
+}
+
+fn check_rule_set(rule_set: RuleSet) {
+    let (plain, small) = both_sets(rule_set, 4);
+    assert_same_answers(rule_set, plain.path(), small.path());
+    assert!(total_bytes(small.path(), rule_set) < total_bytes(plain.path(), rule_set));
+    let verdicts = check::verify(&check::VerifyOptions::new(small.path(), rule_set)).unwrap();
+    assert!(!verdicts.is_empty());
+    for v in &verdicts {
+        assert!(
+            v.problem.is_none() && v.mismatch_count == 0,
+            "{rule_set}: {v:?}"
+        );
+    }
+    // A second run finds nothing left to do.
+    let bytes = total_bytes(small.path(), rule_set);
+    let again = compact(small.path(), rule_set).unwrap();
+    assert!(again.iter().all(|t| t.outcome == Compaction::Unchanged));
+    assert_eq!(total_bytes(small.path(), rule_set), bytes);
+}
+
+#[test]
+fn compacted_tables_answer_as_before_under_fmjd() {
+    check_rule_set(RuleSet::Fmjd);
+}
+
+#[test]
+fn compacted_tables_answer_as_before_under_pure() {
+    check_rule_set(RuleSet::Pure);
+}
+
+#[test]
+fn compacted_tables_answer_as_before_under_fmjd_diagonal() {
+    check_rule_set(RuleSet::FmjdDiagonal);
+}
+
+#[test]
+fn a_compacted_set_extends_as_a_plain_one() {
+    let rule_set = RuleSet::Fmjd;
+    let (plain, small) = both_sets(rule_set, 3);
+    let pair: Material = "KM-KM".parse().unwrap();
+    for dir in [plain.path(), small.path()] {
+        let mut options = GenOptions::new(dir, rule_set, 4);
+        options.materials = vec![pair];
+        generate(&options).expect("a five-piece pair");
+    }
+    for side in [pair, pair.mirrored()] {
+        let read = |dir: &Path| {
+            std::fs::read(format::table_path(&format::table_dir(dir, rule_set), side)).unwrap()
+        };
+        assert!(read(plain.path()) == read(small.path()), "{side}");
+    }
+}
