@@ -188,5 +188,80 @@ fn bench_one_ply_search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_probe, bench_probe_dtc, bench_one_ply_search);
+/// `n` positions of `names` (White to move) that `keep` accepts.
+fn sample_where(names: &[&str], n: usize, keep: impl Fn(&Position) -> bool) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(12);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let m: Material = names[rng.gen_range(0..names.len())]
+            .parse()
+            .expect("material");
+        let index = MaterialIndex::new(m);
+        let p = index.unrank(rng.gen_range(0..index.count()));
+        if keep(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Format version 2 (`dtb compact`) against version 1, the same
+/// positions in both (fmjd up to 4 pieces): positions where neither side
+/// could capture, searched threats (only the side not to move could
+/// capture: version 2 finds them by search), and a random mix of legal
+/// positions, with blocks cached; and the probe that must decode its
+/// block. The setup checks that both sets answer alike.
+fn bench_compacted(c: &mut Criterion) {
+    let plain = tempfile::tempdir().expect("temp dir");
+    generate(&GenOptions::new(plain.path(), RuleSet::Fmjd, 4)).expect("generation");
+    let small = tempfile::tempdir().expect("temp dir");
+    let (from, to) = (plain.path().join("fmjd"), small.path().join("fmjd"));
+    std::fs::create_dir_all(&to).expect("folder");
+    for entry in std::fs::read_dir(&from).expect("folder") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+    }
+    gen::compact(small.path(), RuleSet::Fmjd).expect("compaction");
+    let materials = ["KKM-K", "KM-KM", "MM-MM", "KMM-K", "KK-KM", "MMM-M"];
+    let mut moves = Vec::new();
+    let quiet = sample_where(&materials, 1000, |p| {
+        !p.has_capture() && !p.with_side_to_move(rules::Color::Black).has_capture()
+    });
+    let threats = sample_where(&materials, 1000, |p| {
+        format::is_searched_threat(p, &mut moves)
+    });
+    let mixed = sample_where(&materials, 1000, |_| true);
+    let (a, b) = (
+        Tablebase::open(plain.path(), RuleSet::Fmjd).unwrap(),
+        Tablebase::open(small.path(), RuleSet::Fmjd).unwrap(),
+    );
+    for p in quiet.iter().chain(&threats).chain(&mixed) {
+        assert_eq!(a.probe_wdl(p, None).unwrap(), b.probe_wdl(p, None).unwrap());
+    }
+    let mut group = c.benchmark_group("compacted");
+    group.throughput(Throughput::Elements(1000));
+    for (version, tb) in [("v1", &a), ("v2", &b)] {
+        for (name, positions) in [("quiet", &quiet), ("threat", &threats), ("mixed", &mixed)] {
+            group.bench_function(format!("{version}_{name}"), |bench| {
+                bench.iter(|| probe_all(tb, positions))
+            });
+        }
+    }
+    for (version, dir) in [("v1", plain.path()), ("v2", small.path())] {
+        let cold = Tablebase::open_with(dir, RuleSet::Fmjd, TablebaseOptions::with_cache_bytes(1))
+            .unwrap();
+        group.bench_function(format!("{version}_quiet_block_decode"), |bench| {
+            bench.iter(|| probe_all(&cold, &quiet))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_probe,
+    bench_probe_dtc,
+    bench_one_ply_search,
+    bench_compacted
+);
 criterion_main!(benches);

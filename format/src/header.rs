@@ -441,3 +441,89 @@ impl Header {
         (self.position_count - start).min(self.positions_per_block as u64)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(kind: ValueKind, threats_searched: bool) -> Header {
+        let material: Material = "KM-K".parse().expect("material");
+        let count = MaterialIndex::new(material).count();
+        Header {
+            material,
+            rule_set: RuleSet::Pure,
+            value_kind: kind,
+            positions_per_block: 1 << 20,
+            position_count: count,
+            block_count: 1,
+            index_offset: 200,
+            file_length: 200 + 20,
+            stats: TableStats {
+                draw: count,
+                ..TableStats::default()
+            },
+            index_crc: 0,
+            body_crc: 0,
+            from_mirror: false,
+            threats_searched,
+        }
+    }
+
+    /// The bytes of `h` with byte `at` set to `value` and the header
+    /// checksum sealed again.
+    fn edited(h: &Header, at: usize, value: u8) -> [u8; HEADER_LEN] {
+        let mut b = h.to_bytes();
+        b[at] = value;
+        let crc = crc32fast::hash(&b[..124]);
+        b[124..128].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn searched_threats_are_version_2_and_round_trip() {
+        let h = header(ValueKind::Wdl, true);
+        let b = h.to_bytes();
+        assert_eq!(u32_at(&b, 8), FORMAT_VERSION);
+        assert_eq!(Header::parse(&b).expect("valid"), h);
+        let plain = header(ValueKind::Wdl, false);
+        assert_eq!(u32_at(&plain.to_bytes(), 8), OLDEST_FORMAT_VERSION);
+        assert_eq!(Header::parse(&plain.to_bytes()).expect("valid"), plain);
+    }
+
+    #[test]
+    fn the_flag_and_the_version_must_agree() {
+        // Version 1 with the flag, version 2 without it.
+        let flagged_v1 = edited(&header(ValueKind::Wdl, true), 8, 1);
+        assert!(matches!(
+            Header::parse(&flagged_v1),
+            Err(FormatError::Corrupt(_))
+        ));
+        let plain_v2 = edited(&header(ValueKind::Wdl, false), 8, 2);
+        assert!(matches!(
+            Header::parse(&plain_v2),
+            Err(FormatError::Corrupt(_))
+        ));
+    }
+
+    #[test]
+    fn only_wdl_tables_search_threats() {
+        let distance = edited(
+            &header(ValueKind::Distance, false),
+            19,
+            FLAG_THREATS_SEARCHED,
+        );
+        assert!(matches!(
+            Header::parse(&distance),
+            Err(FormatError::Corrupt(_))
+        ));
+    }
+
+    #[test]
+    fn a_later_version_is_refused_by_name() {
+        let later = edited(&header(ValueKind::Wdl, true), 8, 3);
+        assert!(matches!(
+            Header::parse(&later),
+            Err(FormatError::UnsupportedVersion(3))
+        ));
+    }
+}

@@ -178,6 +178,8 @@ fn table_json(t: &Listed, mirror: Option<TableStats>, dtc: Option<DtcSummary>) -
         "file": t.path.display().to_string(),
         "positions": h.position_count,
         "bytes": h.file_length,
+        "format_version": if h.threats_searched { format::FORMAT_VERSION } else { format::OLDEST_FORMAT_VERSION },
+        "threats_searched": h.threats_searched,
         "stats": {
             "white": stats_json(&h.stats),
             "black": mirror.map(|s| stats_json(&s)),
