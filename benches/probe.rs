@@ -189,7 +189,11 @@ fn bench_one_ply_search(c: &mut Criterion) {
 }
 
 /// `n` positions of `names` (White to move) that `keep` accepts.
-fn sample_where(names: &[&str], n: usize, keep: impl Fn(&Position) -> bool) -> Vec<Position> {
+fn sample_where(
+    names: &[&str],
+    n: usize,
+    mut keep: impl FnMut(&Position) -> bool,
+) -> Vec<Position> {
     let mut rng = SmallRng::seed_from_u64(12);
     let mut out = Vec::new();
     while out.len() < n {
