@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::{RuleSet, FORMAT_VERSION};
+use crate::{RuleSet, FORMAT_VERSION, OLDEST_FORMAT_VERSION};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
@@ -56,7 +56,8 @@ pub struct ManifestEntry {
 /// The whole manifest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
-    /// Table format version.
+    /// Table format version: the newest among its files (1 for a set as
+    /// `dtb gen` writes it, 2 once `dtb compact` rewrote a table).
     pub format_version: u32,
     /// Rule set name.
     pub rules: String,
@@ -99,8 +100,13 @@ fn hex(digest: &[u8]) -> String {
 /// The manifest of the tables now in `dir` (a rule set's folder).
 pub fn scan(dir: &Path, rule_set: RuleSet) -> Result<Manifest, FormatError> {
     let mut tables = Vec::new();
+    let mut format_version = OLDEST_FORMAT_VERSION;
     for m in crate::list_tables(dir)? {
-        if let Some(e) = entry(&dir.join(m.file_name()), rule_set)? {
+        let path = dir.join(m.file_name());
+        if let Some(e) = entry(&path, rule_set)? {
+            if crate::read_header(&path).is_ok_and(|h| h.threats_searched) {
+                format_version = FORMAT_VERSION;
+            }
             tables.push(e);
         }
         // The material's DTC file, if built, right after its table.
@@ -112,7 +118,7 @@ pub fn scan(dir: &Path, rule_set: RuleSet) -> Result<Manifest, FormatError> {
         }
     }
     Ok(Manifest {
-        format_version: FORMAT_VERSION,
+        format_version,
         rules: rule_set.name().to_string(),
         tables,
     })
