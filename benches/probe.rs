@@ -225,7 +225,7 @@ fn bench_compacted(c: &mut Criterion) {
         let entry = entry.expect("entry");
         std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
     }
-    gen::compact(small.path(), RuleSet::Fmjd).expect("compaction");
+    gen::compact(small.path(), RuleSet::Fmjd, gen::Sides::Both).expect("compaction");
     let materials = ["KKM-K", "KM-KM", "MM-MM", "KMM-K", "KK-KM", "MMM-M"];
     let mut moves = Vec::new();
     let quiet = sample_where(&materials, 1000, |p| {

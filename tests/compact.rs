@@ -2,18 +2,20 @@
 //!
 //! For every rule set, the tables up to 4 pieces are built, copied, and
 //! the copy compacted (threat positions left to the search, larger
-//! blocks). Then every position of every table, with either side to move
+//! blocks), and another copy compacted with one side of each pair left
+//! out (`--one-side`: answered by a one-ply search over the other). Then every position of every table, with either side to move
 //! (each table holds one side to move; its mirror's table, the other), is probed in both sets with every
 //! state of the draw counter its class allows, and the answers must be
 //! equal; so must each table's statistics, and both sets must pass the
 //! forward check, and a second compaction changes nothing. A compacted
 //! folder extends like a plain one: a four-piece pair built on compacted
-//! tables up to 3 pieces is byte for byte the one built on plain ones.
+//! tables up to 3 pieces (either way) is byte for byte the one built on
+//! plain ones.
 
 use std::path::Path;
 
 use format::{Material, MaterialIndex, RuleSet, ValueKind};
-use gen::{compact, generate, Compaction, GenOptions};
+use gen::{compact, generate, Compaction, GenOptions, Sides};
 use probe::Tablebase;
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -29,26 +31,37 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Plain and compacted tables up to `pieces` pieces of `rule_set`.
-fn both_sets(rule_set: RuleSet, pieces: u32) -> (tempfile::TempDir, tempfile::TempDir) {
+/// Tables up to `pieces` pieces of `rule_set`.
+fn plain_set(rule_set: RuleSet, pieces: u32) -> tempfile::TempDir {
     let plain = tempfile::tempdir().unwrap();
     generate(&GenOptions::new(plain.path(), rule_set, pieces)).expect("generation");
+    plain
+}
+
+/// A copy of `plain` compacted with `sides`: every WLD table rewritten
+/// (or, one side, every pair that may be one-sided left so).
+fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::TempDir {
     let small = tempfile::tempdir().unwrap();
-    copy_dir(plain.path(), small.path());
-    let done = compact(small.path(), rule_set).expect("compaction");
-    let rewritten = done
-        .iter()
-        .filter(|t| matches!(t.outcome, Compaction::Rewritten { .. }))
-        .count();
-    let wdl_tables = done
-        .iter()
-        .filter(|t| format::value_kind(t.material, rule_set) == ValueKind::Wdl)
-        .count();
-    assert_eq!(
-        rewritten, wdl_tables,
-        "{rule_set}: every WLD table rewritten"
-    );
-    (plain, small)
+    copy_dir(plain, small.path());
+    let done = compact(small.path(), rule_set, sides).expect("compaction");
+    for t in &done {
+        let wdl = format::value_kind(t.material, rule_set) == ValueKind::Wdl;
+        let pair = format::may_come_from_mirror(t.material);
+        let expected = match (wdl, sides, pair) {
+            (false, _, _) => matches!(t.outcome, Compaction::Unchanged),
+            (true, Sides::SmallerOnly, true) => matches!(
+                t.outcome,
+                Compaction::LeftOut { .. } | Compaction::KeptForMirror
+            ),
+            (true, _, _) => matches!(t.outcome, Compaction::Rewritten { .. }),
+        };
+        assert!(
+            expected,
+            "{rule_set} {sides:?} {}: {:?}",
+            t.material, t.outcome
+        );
+    }
+    small
 }
 
 /// Every position of every table, both sides to move, every counter.
@@ -105,22 +118,35 @@ fn total_bytes(dir: &Path, rule_set: RuleSet) -> u64 {
 }
 
 fn check_rule_set(rule_set: RuleSet) {
-    let (plain, small) = both_sets(rule_set, 4);
-    assert_same_answers(rule_set, plain.path(), small.path());
-    assert!(total_bytes(small.path(), rule_set) < total_bytes(plain.path(), rule_set));
-    let verdicts = check::verify(&check::VerifyOptions::new(small.path(), rule_set)).unwrap();
-    assert!(!verdicts.is_empty());
-    for v in &verdicts {
-        assert!(
-            v.problem.is_none() && v.mismatch_count == 0,
-            "{rule_set}: {v:?}"
-        );
+    let plain = plain_set(rule_set, 4);
+    let mut sizes = Vec::new();
+    for sides in [Sides::Both, Sides::SmallerOnly] {
+        let small = compacted_set(rule_set, plain.path(), sides);
+        assert_same_answers(rule_set, plain.path(), small.path());
+        let verdicts = check::verify(&check::VerifyOptions::new(small.path(), rule_set)).unwrap();
+        assert!(!verdicts.is_empty());
+        for v in &verdicts {
+            assert!(
+                v.problem.is_none() && v.mismatch_count == 0,
+                "{rule_set} {sides:?}: {v:?}"
+            );
+        }
+        // A second run, either way, finds nothing left to do.
+        let bytes = total_bytes(small.path(), rule_set);
+        for again in [Sides::Both, Sides::SmallerOnly] {
+            let done = compact(small.path(), rule_set, again).unwrap();
+            assert!(done
+                .iter()
+                .all(|t| matches!(t.outcome, Compaction::Unchanged | Compaction::KeptForMirror)));
+            assert_eq!(total_bytes(small.path(), rule_set), bytes);
+        }
+        sizes.push(bytes);
     }
-    // A second run finds nothing left to do.
-    let bytes = total_bytes(small.path(), rule_set);
-    let again = compact(small.path(), rule_set).unwrap();
-    assert!(again.iter().all(|t| t.outcome == Compaction::Unchanged));
-    assert_eq!(total_bytes(small.path(), rule_set), bytes);
+    let plain_bytes = total_bytes(plain.path(), rule_set);
+    assert!(
+        sizes[1] < sizes[0] && sizes[0] < plain_bytes,
+        "{rule_set}: {plain_bytes} bytes, compacted {sizes:?}"
+    );
 }
 
 #[test]
@@ -141,17 +167,20 @@ fn compacted_tables_answer_as_before_under_fmjd_diagonal() {
 #[test]
 fn a_compacted_set_extends_as_a_plain_one() {
     let rule_set = RuleSet::Fmjd;
-    let (plain, small) = both_sets(rule_set, 3);
+    let plain = plain_set(rule_set, 3);
+    let both = compacted_set(rule_set, plain.path(), Sides::Both);
+    let one = compacted_set(rule_set, plain.path(), Sides::SmallerOnly);
     let pair: Material = "KM-KM".parse().unwrap();
-    for dir in [plain.path(), small.path()] {
+    for dir in [plain.path(), both.path(), one.path()] {
         let mut options = GenOptions::new(dir, rule_set, 4);
         options.materials = vec![pair];
-        generate(&options).expect("a five-piece pair");
+        generate(&options).expect("a four-piece pair");
     }
     for side in [pair, pair.mirrored()] {
         let read = |dir: &Path| {
             std::fs::read(format::table_path(&format::table_dir(dir, rule_set), side)).unwrap()
         };
-        assert!(read(plain.path()) == read(small.path()), "{side}");
+        assert!(read(plain.path()) == read(both.path()), "{side}");
+        assert!(read(plain.path()) == read(one.path()), "{side}");
     }
 }

@@ -260,7 +260,7 @@ fn dtc_found_from_the_mirror_is_the_value_the_solver_stored() {
                 continue;
             }
             derived += 1;
-            assert!(format::dtc_may_come_from_mirror(m), "{rule_set}: {m}");
+            assert!(format::may_come_from_mirror(m), "{rule_set}: {m}");
             let index = MaterialIndex::new(m);
             for i in (0..index.count()).step_by(23) {
                 let pos = index.unrank(i);
@@ -299,7 +299,7 @@ fn dtc_files_that_store_no_values_where_they_may_not_are_corrupted() {
         let m: Material = name.parse().unwrap();
         let path = format::dtc_path(&folder, m);
         let stats = format::read_header(&path).unwrap().stats;
-        format::write_dtc_from_mirror(&path, m, RuleSet::Pure, stats).unwrap();
+        format::write_from_mirror(&path, m, RuleSet::Pure, format::ValueKind::Dtc, stats).unwrap();
     };
     // A decided position of the material, without a capture to make.
     let decided = |name: &str| {

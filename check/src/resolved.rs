@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use format::{
-    child_view, table_position, value_from_children, ChildView, DistanceValue, Material,
+    child_view, table_position, value_from_children, ChildView, DistanceValue, Header, Material,
     MaterialIndex, RuleSet, TableValue, UnrankCursor, ValueKind, Wdl,
 };
 use probe::Tablebase;
@@ -525,27 +525,36 @@ impl ResolvedTables {
         let path = format::table_path(&self.dir, material);
         let kind = format::value_kind(material, self.rule_set);
         let reader = crate::files::read_whole(&path, material, self.rule_set, kind)?;
+        let from_mirror = reader.header().from_mirror;
         let mut table = ResolvedTable {
             material,
             kind,
-            values: reader
-                .decode_all_raw()
-                .map_err(|e| GenError::in_file(&path, e))?,
+            values: if from_mirror {
+                vec![0; kind.raw_len(reader.header().position_count) as usize]
+            } else {
+                reader
+                    .decode_all_raw()
+                    .map_err(|e| GenError::in_file(&path, e))?
+            },
             index: MaterialIndex::new(material),
             window: None,
         };
-        if reader.header().threats_searched {
-            self.resolve_threats(&mut table)?;
-        }
+        self.resolve_left_out(&mut table, reader.header())?;
         Ok(table)
     }
 
-    /// Gives every threat position that `table`'s file leaves to the
-    /// search (`format::is_searched_threat`, version-2 files) the value the
-    /// prober finds for it, in place: from then on it reads as a stored
-    /// value, and the forward check compares it with its moves like any
-    /// other.
-    fn resolve_threats(&self, table: &mut ResolvedTable) -> Result<(), GenError> {
+    /// Gives every position that `table`'s file (of header `header`)
+    /// leaves to the search the value the prober finds for it, in place:
+    /// the threat positions of a version-2 table that searches them
+    /// (`format::is_searched_threat`), or every position of one that
+    /// stores no values (`format::FLAG_FROM_MIRROR`). From then on each
+    /// reads as a stored value, and the forward check compares it with its
+    /// moves like any other.
+    fn resolve_left_out(&self, table: &mut ResolvedTable, header: &Header) -> Result<(), GenError> {
+        if !(header.threats_searched || header.from_mirror) {
+            return Ok(());
+        }
+        let every_position = header.from_mirror;
         let fresh;
         let prober = match &self.prober {
             Some(prober) => prober,
@@ -568,7 +577,7 @@ impl ResolvedTables {
                     for i in first..(first + CHUNK).min(count) {
                         let global = window.as_ref().map_or(i, |w| w.global(i));
                         let pos = index.unrank_with(global, cursor);
-                        if format::is_searched_threat(&pos, moves) {
+                        if every_position || format::is_searched_threat(&pos, moves) {
                             let value = prober.probe(&pos)?;
                             store(kind, values, (i - first) as usize, value);
                         }
@@ -588,16 +597,19 @@ impl ResolvedTables {
         let path = format::table_path(&self.dir, material);
         let kind = format::value_kind(material, self.rule_set);
         let reader = crate::files::open_positioned(&path, material, self.rule_set, kind)?;
+        let values = if reader.header().from_mirror {
+            vec![0; kind.raw_len(window.positions()) as usize]
+        } else {
+            decode_window_raw(&reader, &window).map_err(|e| GenError::in_file(&path, e))?
+        };
         let mut table = ResolvedTable {
             material,
             kind,
-            values: decode_window_raw(&reader, &window).map_err(|e| GenError::in_file(&path, e))?,
+            values,
             index: MaterialIndex::new(material),
             window: Some(window),
         };
-        if reader.header().threats_searched {
-            self.resolve_threats(&mut table)?;
-        }
+        self.resolve_left_out(&mut table, reader.header())?;
         Ok(table)
     }
 

@@ -3,12 +3,12 @@
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0 | 8 | magic `DRTB\r\n\x1a\n` |
-//! | 8 | 4 | format version (1; 2 with flag bit 2) |
+//! | 8 | 4 | format version (1; 2 for a WLD table with flag bit 0 or 2) |
 //! | 12 | 4 | white men, white kings, black men, black kings (one byte each) |
 //! | 16 | 1 | rule set: 0 pure, 1 fmjd, 2 fmjd-diagonal |
 //! | 17 | 1 | value kind: 0 WLD (2 bits), 1 distance (1 byte) |
 //! | 18 | 1 | compression: 1 zstd |
-//! | 19 | 1 | flags: bit 0 in a DTC file that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); bit 2 (version 2, WLD tables only) the threat positions of `format::is_searched_threat` are "don't care"; any other bit is refused |
+//! | 19 | 1 | flags: bit 0 in a DTC file or (version 2) WLD table that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); bit 2 (version 2, WLD tables only) the threat positions of `format::is_searched_threat` are "don't care"; any other bit is refused |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | position count (White to move) |
 //! | 32 | 8 | first position (0; reserved for slices of a material) |
@@ -32,8 +32,9 @@ use crate::value::{RuleSet, ValueKind};
 
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"DRTB\r\n\x1a\n";
-/// The newest format version, written by this code for a table whose
-/// threat positions are searched ([`FLAG_THREATS_SEARCHED`]); every other
+/// The newest format version, written by this code for a WLD table whose
+/// threat positions are searched ([`FLAG_THREATS_SEARCHED`]) or that
+/// stores no values ([`FLAG_FROM_MIRROR`]); every other
 /// file is written as version [`OLDEST_FORMAT_VERSION`], which readers
 /// of both versions read.
 pub const FORMAT_VERSION: u32 = 2;
@@ -45,9 +46,10 @@ pub const HEADER_LEN: usize = 128;
 /// The compression code for zstd.
 pub const COMPRESSION_ZSTD: u8 = 1;
 const NONE32: u32 = u32::MAX;
-/// The header flag of a DTC file whose values are not stored: the prober
-/// finds each one by a one-ply search over the mirror material's DTC file
-/// (the position's moves that convert nothing all lead there).
+/// The header flag of a file whose values are not stored: the prober
+/// finds each one by a one-ply search over the mirror material's file of
+/// the same kind (the position's moves that convert nothing all lead
+/// there). DTC files (version 1) and WLD tables (version 2) may hold it.
 pub const FLAG_FROM_MIRROR: u8 = 1;
 /// The header flag of a DTC file that records, at a fresh count of the
 /// 25-move rule, how many positions have a DTC above its limit and the
@@ -61,11 +63,12 @@ pub const FLAG_THREATS_SEARCHED: u8 = 4;
 /// many bytes (4 MiB), whatever a header says.
 pub const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
 
-/// Whether `material`'s DTC file may store no values and take them from
-/// its mirror's ([`FLAG_FROM_MIRROR`]): a one-ply search finds them there
+/// Whether `material`'s DTC file or WLD table may store no values and
+/// take them from its mirror's ([`FLAG_FROM_MIRROR`]): a one-ply search
+/// finds them there
 /// when the material is not its own mirror and its values do not depend
 /// on a counter (outside the counted endings).
-pub fn dtc_may_come_from_mirror(material: Material) -> bool {
+pub fn may_come_from_mirror(material: Material) -> bool {
     !material.is_symmetric() && material.counted_ending().is_none()
 }
 
@@ -141,8 +144,8 @@ pub struct Header {
     pub index_crc: u32,
     /// CRC-32 of everything after the header.
     pub body_crc: u32,
-    /// A DTC file with no blocks, whose values the prober finds from the
-    /// mirror's DTC file ([`FLAG_FROM_MIRROR`]).
+    /// A file with no blocks, whose values the prober finds from the
+    /// mirror's file of the same kind ([`FLAG_FROM_MIRROR`]).
     pub from_mirror: bool,
     /// A version-2 WLD table whose threat positions hold "don't care"
     /// ([`FLAG_THREATS_SEARCHED`]).
@@ -161,7 +164,7 @@ pub enum HeaderMismatch {
     /// The header stores this other kind of value.
     ValueKind(ValueKind),
     /// A DTC file whose values come from its mirror's, for a material
-    /// whose DTC file must store them ([`dtc_may_come_from_mirror`]).
+    /// whose DTC file must store them ([`may_come_from_mirror`]).
     FromMirror,
 }
 
@@ -220,7 +223,7 @@ struct Flags {
 fn flags(b: &[u8], kind: ValueKind) -> Result<Flags, FormatError> {
     let known = match kind {
         ValueKind::Dtc => FLAG_FROM_MIRROR | FLAG_KINGS_ONLY_COUNTS,
-        ValueKind::Wdl => FLAG_THREATS_SEARCHED,
+        ValueKind::Wdl => FLAG_THREATS_SEARCHED | FLAG_FROM_MIRROR,
         ValueKind::Distance => 0,
     };
     if b[19] & !known != 0 {
@@ -231,10 +234,14 @@ fn flags(b: &[u8], kind: ValueKind) -> Result<Flags, FormatError> {
         kings_only_counts: b[19] & FLAG_KINGS_ONLY_COUNTS != 0,
         threats_searched: b[19] & FLAG_THREATS_SEARCHED != 0,
     };
-    if flags.threats_searched != (u32_at(b, 8) == 2) {
+    let needs_version_2 = flags.threats_searched || (kind == ValueKind::Wdl && flags.from_mirror);
+    if needs_version_2 != (u32_at(b, 8) == 2) {
         return Err(corrupt(
-            "searched threats and format version 2 come together",
+            "a WLD table that searches its threats or stores nothing is version 2, and only it",
         ));
+    }
+    if flags.threats_searched && flags.from_mirror {
+        return Err(corrupt("a table that stores nothing searches no threats"));
     }
     let reserved = if flags.kings_only_counts { 116 } else { 104 };
     if b[reserved..124].iter().any(|&x| x != 0) {
@@ -329,7 +336,7 @@ impl Header {
             Some(HeaderMismatch::RuleSet(self.rule_set))
         } else if self.value_kind != kind {
             Some(HeaderMismatch::ValueKind(self.value_kind))
-        } else if self.from_mirror && !dtc_may_come_from_mirror(material) {
+        } else if self.from_mirror && !may_come_from_mirror(material) {
             Some(HeaderMismatch::FromMirror)
         } else {
             None
@@ -340,12 +347,7 @@ impl Header {
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(&MAGIC);
-        let version = if self.threats_searched {
-            FORMAT_VERSION
-        } else {
-            OLDEST_FORMAT_VERSION
-        };
-        b[8..12].copy_from_slice(&version.to_le_bytes());
+        b[8..12].copy_from_slice(&self.version().to_le_bytes());
         let m = self.material;
         b[12..16].copy_from_slice(&[m.white_men, m.white_kings, m.black_men, m.black_kings]);
         b[16] = self.rule_set.code();
@@ -433,6 +435,17 @@ impl Header {
             from_mirror,
             threats_searched: flags.threats_searched,
         })
+    }
+
+    /// The format version this header is written with: 2 for a WLD table
+    /// that searches its threats or stores no values, 1 otherwise.
+    pub fn version(&self) -> u32 {
+        let wdl_from_mirror = self.from_mirror && self.value_kind == ValueKind::Wdl;
+        if self.threats_searched || wdl_from_mirror {
+            FORMAT_VERSION
+        } else {
+            OLDEST_FORMAT_VERSION
+        }
     }
 
     /// Positions in block `block`.

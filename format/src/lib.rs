@@ -44,7 +44,7 @@ pub use files::{
     read_regular, remove_partial_tables, table_dir, table_path, DTC_EXTENSION, TABLE_EXTENSION,
 };
 pub use header::{
-    dtc_may_come_from_mirror, Header, HeaderMismatch, TableStats, FLAG_FROM_MIRROR,
+    may_come_from_mirror, Header, HeaderMismatch, TableStats, FLAG_FROM_MIRROR,
     FLAG_KINGS_ONLY_COUNTS, FLAG_THREATS_SEARCHED, FORMAT_VERSION, HEADER_LEN, MAGIC,
     MAX_POSITIONS_PER_BLOCK, OLDEST_FORMAT_VERSION,
 };
@@ -56,6 +56,6 @@ pub use reader::{wdl_code, PositionedFile, TableReader, TableSource};
 pub use threats::is_searched_threat;
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};
 pub use writer::{
-    sync_parent, temporary_path, write_dtc_from_mirror, TableSpec, TableWriter,
-    DEFAULT_DISTANCE_BLOCK, DEFAULT_LEVEL, DEFAULT_WDL_BLOCK, SEARCHED_WDL_BLOCK,
+    sync_parent, temporary_path, write_from_mirror, TableSpec, TableWriter, DEFAULT_DISTANCE_BLOCK,
+    DEFAULT_LEVEL, DEFAULT_WDL_BLOCK, SEARCHED_WDL_BLOCK,
 };

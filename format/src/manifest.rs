@@ -104,7 +104,7 @@ pub fn scan(dir: &Path, rule_set: RuleSet) -> Result<Manifest, FormatError> {
     for m in crate::list_tables(dir)? {
         let path = dir.join(m.file_name());
         if let Some(e) = entry(&path, rule_set)? {
-            if crate::read_header(&path).is_ok_and(|h| h.threats_searched) {
+            if crate::read_header(&path).is_ok_and(|h| h.version() == crate::FORMAT_VERSION) {
                 format_version = FORMAT_VERSION;
             }
             tables.push(e);

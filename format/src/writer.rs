@@ -295,21 +295,23 @@ impl TableWriter {
     }
 }
 
-/// Writes, atomically, the DTC file of `material` that stores no values
-/// (see [`crate::header::FLAG_FROM_MIRROR`]): its header, with `stats`
-/// (those of the values it stands for), and an empty block index.
-pub fn write_dtc_from_mirror(
+/// Writes, atomically, the DTC file (`kind` [`ValueKind::Dtc`]) or WLD
+/// table ([`ValueKind::Wdl`], version 2) of `material` that stores no
+/// values (see [`crate::header::FLAG_FROM_MIRROR`]): its header, with
+/// `stats` (those of the values it stands for), and an empty block index.
+pub fn write_from_mirror(
     path: &Path,
     material: Material,
     rule_set: RuleSet,
+    kind: ValueKind,
     stats: TableStats,
 ) -> Result<PathBuf, FormatError> {
     let index = (HEADER_LEN as u64).to_le_bytes();
     let header = Header {
         material,
         rule_set,
-        value_kind: ValueKind::Dtc,
-        positions_per_block: DEFAULT_DTC_BLOCK,
+        value_kind: kind,
+        positions_per_block: TableSpec::new(material, rule_set, kind).positions_per_block,
         position_count: MaterialIndex::new(material).count(),
         block_count: 0,
         index_offset: HEADER_LEN as u64,

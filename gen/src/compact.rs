@@ -15,8 +15,8 @@
 use std::path::{Path, PathBuf};
 
 use format::{
-    is_searched_threat, Material, MaterialIndex, RuleSet, TableReader, TableSpec, TableWriter,
-    UnrankCursor, ValueKind,
+    is_searched_threat, may_come_from_mirror, Header, Material, MaterialIndex, RuleSet,
+    TableReader, TableSpec, TableWriter, UnrankCursor, ValueKind,
 };
 use probe::generator::GeneratorHooks;
 use probe::Tablebase;
@@ -41,6 +41,29 @@ pub enum Compaction {
     /// Left as it is: this many threat positions have a value that the
     /// one-ply search would not give.
     NotSearchable(u64),
+    /// Rewritten as a file that stores no values: its mirror's table
+    /// answers every position by a one-ply search.
+    LeftOut {
+        /// Bytes before.
+        before: u64,
+        /// Bytes after (a header and an empty index).
+        after: u64,
+    },
+    /// Kept whole (version 1) because its mirror was left out.
+    KeptForMirror,
+    /// Not left out: this many positions have a value that a one-ply
+    /// search through the mirror's table would not give.
+    MirrorNotSearchable(u64),
+}
+
+/// Which sides of a pair of mirror materials keep a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sides {
+    /// Both (each rewritten as version 2 where it can be).
+    Both,
+    /// Only the smaller table of each pair where the other can be left to
+    /// a one-ply search (see the module docs).
+    SmallerOnly,
 }
 
 /// One table's outcome.
@@ -64,25 +87,160 @@ const BATCH: u64 = 16;
 ///
 /// # Errors
 /// A table that cannot be read, or one the search needs that is missing.
-pub fn compact(dir: &Path, rule_set: RuleSet) -> Result<Vec<CompactedTable>, GenError> {
+pub fn compact(
+    dir: &Path,
+    rule_set: RuleSet,
+    sides: Sides,
+) -> Result<Vec<CompactedTable>, GenError> {
     let folder = format::table_dir(dir, rule_set);
     let mut materials = format::list_tables(&folder)?;
     materials.sort_by_key(|m| m.build_key());
     let tb = Tablebase::open(dir, rule_set)?;
     let mut out = Vec::with_capacity(materials.len());
+    if sides == Sides::SmallerOnly {
+        for &material in &materials {
+            let mirror = material.mirrored();
+            if material < mirror && materials.contains(&mirror) {
+                out.extend(leave_out_larger(&tb, &folder, material, rule_set)?);
+            }
+        }
+    }
     for material in materials {
+        if out.iter().any(|t| t.material == material) {
+            continue;
+        }
         let path = format::table_path(&folder, material);
-        let outcome = compact_table(&tb, &path, material, rule_set)?;
+        let outcome = if mirror_left_out(&folder, material) {
+            Compaction::KeptForMirror
+        } else {
+            compact_table(&tb, &path, material, rule_set)?
+        };
         out.push(CompactedTable {
             material,
             path,
             outcome,
         });
     }
+    out.sort_by_key(|t| t.material.build_key());
     if folder.join(format::manifest::MANIFEST).exists() {
         format::manifest::write(&folder, rule_set)?;
     }
     Ok(out)
+}
+
+/// Whether the mirror of `material` has a table in `folder` that stores
+/// no values (then `material`'s must store all of its own).
+fn mirror_left_out(folder: &Path, material: Material) -> bool {
+    let path = format::table_path(folder, material.mirrored());
+    format::read_header(&path).is_ok_and(|h| h.from_mirror)
+}
+
+/// The header of a table to compact, read and checked whole.
+fn read_table(path: &Path) -> Result<(u64, TableReader<Vec<u8>>), GenError> {
+    let bytes = std::fs::metadata(path)
+        .map_err(|e| GenError::io(path, e))?
+        .len();
+    let reader = TableReader::new(
+        format::read_regular(path, bytes).map_err(|e| GenError::in_file(path, e))?,
+    )
+    .map_err(|e| GenError::in_file(path, e))?;
+    Ok((bytes, reader))
+}
+
+/// Whether a table of header `h` is a version-1 WLD table storing all its
+/// values (its threats included).
+fn stores_all(h: &Header) -> bool {
+    h.value_kind == ValueKind::Wdl && !h.threats_searched && !h.from_mirror
+}
+
+/// Leaves out the larger table of the pair `material` and its mirror
+/// (see the module docs) where both are version-1 WLD tables and every
+/// position of the larger one is found by a search; the outcome of each
+/// side, or nothing where the pair does not qualify.
+fn leave_out_larger(
+    tb: &Tablebase,
+    folder: &Path,
+    material: Material,
+    rule_set: RuleSet,
+) -> Result<Vec<CompactedTable>, GenError> {
+    let pair = [material, material.mirrored()];
+    if !may_come_from_mirror(material) {
+        return Ok(Vec::new());
+    }
+    let paths = pair.map(|m| format::table_path(folder, m));
+    let headers = [&paths[0], &paths[1]].map(|p| format::read_header(p));
+    let [Ok(h0), Ok(h1)] = headers else {
+        return Ok(Vec::new());
+    };
+    if !stores_all(&h0) || !stores_all(&h1) {
+        return Ok(Vec::new());
+    }
+    let k = usize::from(h1.file_length >= h0.file_length);
+    let (before, reader) = read_table(&paths[k])?;
+    let differing = differing_from_search(tb, &reader, pair[k], &paths[k])?;
+    let outcomes = if differing > 0 {
+        [
+            Compaction::MirrorNotSearchable(differing),
+            Compaction::Unchanged,
+        ]
+    } else {
+        let header = reader.header();
+        format::write_from_mirror(&paths[k], pair[k], rule_set, ValueKind::Wdl, header.stats)
+            .map_err(|e| GenError::in_file(&paths[k], e))?;
+        let after = std::fs::metadata(&paths[k])
+            .map_err(|e| GenError::io(&paths[k], e))?
+            .len();
+        [
+            Compaction::LeftOut { before, after },
+            Compaction::KeptForMirror,
+        ]
+    };
+    let [left, kept] = outcomes;
+    Ok(vec![
+        CompactedTable {
+            material: pair[k],
+            path: paths[k].clone(),
+            outcome: left,
+        },
+        CompactedTable {
+            material: pair[1 - k],
+            path: paths[1 - k].clone(),
+            outcome: kept,
+        },
+    ])
+}
+
+/// How many positions of `material`'s table (`reader`, at `path`) that
+/// store a value (capture positions do not) differ from the one-ply
+/// search through the tables as they are.
+fn differing_from_search(
+    tb: &Tablebase,
+    reader: &TableReader<Vec<u8>>,
+    material: Material,
+    path: &Path,
+) -> Result<u64, GenError> {
+    let codes = reader
+        .decode_all_raw()
+        .map_err(|e| GenError::in_file(path, e))?;
+    let index = MaterialIndex::new(material);
+    const CHUNK: u64 = 1 << 14;
+    (0..index.count().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut cursor = UnrankCursor::default();
+            let mut differing = 0;
+            for i in c * CHUNK..((c + 1) * CHUNK).min(index.count()) {
+                let pos = index.unrank_with(i, &mut cursor);
+                if pos.has_capture() {
+                    continue;
+                }
+                let legal = pos.legal_moves();
+                let searched = tb.probe_capture(&pos, &legal)?.wdl.code();
+                differing += u64::from(searched != format::wdl_code(&codes, i as usize));
+            }
+            Ok(differing)
+        })
+        .sum()
 }
 
 /// Rewrites one table as version 2 where it can (see the module docs).
@@ -92,15 +250,9 @@ fn compact_table(
     material: Material,
     rule_set: RuleSet,
 ) -> Result<Compaction, GenError> {
-    let before = std::fs::metadata(path)
-        .map_err(|e| GenError::io(path, e))?
-        .len();
-    let reader = TableReader::new(
-        format::read_regular(path, before).map_err(|e| GenError::in_file(path, e))?,
-    )
-    .map_err(|e| GenError::in_file(path, e))?;
+    let (before, reader) = read_table(path)?;
     let header = reader.header().clone();
-    if header.value_kind != ValueKind::Wdl || header.threats_searched {
+    if !stores_all(&header) {
         return Ok(Compaction::Unchanged);
     }
     let codes = reader

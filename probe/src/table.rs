@@ -112,6 +112,9 @@ pub(crate) struct Table {
     /// A version-2 WLD table whose threat positions hold "don't care"
     /// (`format::FLAG_THREATS_SEARCHED`): they are found by search.
     pub(crate) threats_searched: bool,
+    /// A file that stores no values (`format::FLAG_FROM_MIRROR`): each is
+    /// found by a one-ply search over the mirror material's file.
+    pub(crate) from_mirror: bool,
     pub(crate) index: MaterialIndex,
     /// Every value decoded when the table was preloaded: the blocks'
     /// uncompressed streams joined (2 bits per position for WLD tables, a
@@ -173,6 +176,7 @@ impl Table {
             kind: reader.header().value_kind,
             per_block: reader.header().positions_per_block as u64,
             threats_searched: reader.header().threats_searched,
+            from_mirror: reader.header().from_mirror,
             index: MaterialIndex::new(material),
             reader,
             decoded: OnceLock::new(),

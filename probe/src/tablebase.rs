@@ -189,6 +189,15 @@ pub struct Tablebase {
     storage: Storage,
 }
 
+/// What a values file holds for one position.
+enum Stored {
+    /// Its stored byte, and whether the file leaves its threat positions
+    /// to the search (`format::FLAG_THREATS_SEARCHED`).
+    Byte(u8, bool),
+    /// Nothing: the file stores no values (`format::FLAG_FROM_MIRROR`).
+    Nothing,
+}
+
 fn slot(m: Material, kind: FileKind) -> usize {
     let material = ((m.white_men as usize * SLOT_RADIX + m.white_kings as usize) * SLOT_RADIX
         + m.black_men as usize)
@@ -364,6 +373,11 @@ impl Tablebase {
             if !table.unchanged() {
                 table = self.reopen(material, FileKind::Values, table)?;
             }
+            if table.from_mirror {
+                let all = self.searched_whole(table)?;
+                let _ = table.decoded.set(all);
+                return Ok(());
+            }
             let all = table
                 .guarded(|| table.reader.decode_all_raw())
                 .map_err(|_| {
@@ -408,6 +422,25 @@ impl Tablebase {
         Ok(all)
     }
 
+    /// The values of every position of `table`, a WLD table that stores
+    /// none (`format::FLAG_FROM_MIRROR`), each found by the search a probe
+    /// makes (capture positions included), packed as a decoded stream.
+    fn searched_whole(&self, table: &Table) -> Result<Vec<u8>, ProbeError> {
+        let material = table.index.material();
+        self.mirror_stores_values(material, Mode::Load)?;
+        let count = table.index.count();
+        let mut all = vec![0u8; count.div_ceil(4) as usize];
+        let mut cursor = format::UnrankCursor::default();
+        for i in 0..count {
+            let pos = table.index.unrank_with(i, &mut cursor);
+            let value = self
+                .resolve_by_search(&pos, &pos.legal_moves(), Mode::Load)?
+                .expect("loading mode always answers");
+            all[(i / 4) as usize] |= value.wdl.code() << (2 * (i % 4));
+        }
+        Ok(all)
+    }
+
     /// `material`'s table if it was decoded whole into memory (see
     /// [`crate::generator::GeneratorHooks::preloaded`]).
     pub(crate) fn preloaded_table(&self, material: Material) -> Option<Preloaded<'_>> {
@@ -434,21 +467,27 @@ impl Tablebase {
         pos: &Position,
         mode: Mode,
     ) -> Result<Option<u8>, ProbeError> {
-        Ok(self
-            .stored_with_flag(material, kind, pos, mode)?
-            .map(|(byte, _)| byte))
+        match self.stored_with_flag(material, kind, pos, mode)? {
+            Some(Stored::Byte(byte, _)) => Ok(Some(byte)),
+            Some(Stored::Nothing) => Err(ProbeError::Corrupted {
+                path: self.file_path(material, kind),
+                source: format::FormatError::Corrupt("the file stores no values".into()),
+            }),
+            None => Ok(None),
+        }
     }
 
-    /// [`Tablebase::stored`], with whether the table that answered
-    /// searches its threat positions (read from the same open table as
-    /// the byte, so a file replaced meanwhile cannot mix the two).
+    /// What `material`'s file of `kind` holds for `pos` (see [`Stored`]),
+    /// read from one open table (so a file replaced meanwhile cannot mix
+    /// the byte and the flags); `None` in cached-only mode when it is not
+    /// in memory.
     fn stored_with_flag(
         &self,
         material: Material,
         kind: FileKind,
         pos: &Position,
         mode: Mode,
-    ) -> Result<Option<(u8, bool)>, ProbeError> {
+    ) -> Result<Option<Stored>, ProbeError> {
         let table = match mode {
             Mode::Load => self.file(material, kind)?,
             // Opening a table reads its header and index: not in memory yet.
@@ -457,13 +496,13 @@ impl Tablebase {
                 _ => return Ok(None),
             },
         };
-        match self.stored_in(table, pos, mode) {
-            Ok(byte) => Ok(byte.map(|b| (b, table.threats_searched))),
+        match self.stored_by(table, pos, mode) {
+            Ok(stored) => Ok(stored),
             Err(Miss::Failed(e)) => Err(e),
             Err(Miss::Changed) => {
                 let fresh = self.reopen(material, kind, table)?;
-                match self.stored_in(fresh, pos, mode) {
-                    Ok(byte) => Ok(byte.map(|b| (b, fresh.threats_searched))),
+                match self.stored_by(fresh, pos, mode) {
+                    Ok(stored) => Ok(stored),
                     Err(Miss::Failed(e)) => Err(e),
                     Err(Miss::Changed) => Err(fresh.corrupted(format::FormatError::Corrupt(
                         "the file keeps changing while it is read".into(),
@@ -471,6 +510,16 @@ impl Tablebase {
                 }
             }
         }
+    }
+
+    /// What `table` holds for `pos` (see [`Tablebase::stored_with_flag`]).
+    fn stored_by(&self, table: &Table, pos: &Position, mode: Mode) -> Result<Option<Stored>, Miss> {
+        if table.from_mirror && table.decoded.get().is_none() {
+            return Ok(Some(Stored::Nothing));
+        }
+        Ok(self
+            .stored_in(table, pos, mode)?
+            .map(|byte| Stored::Byte(byte, table.threats_searched)))
     }
 
     fn stored_in(&self, table: &Table, pos: &Position, mode: Mode) -> Result<Option<u8>, Miss> {
@@ -602,12 +651,43 @@ impl Tablebase {
             });
         }
         match self.stored_with_flag(material, FileKind::Values, &normal, mode)? {
-            Some((_, true)) if format::is_searched_threat(pos, &mut Vec::new()) => {
+            Some(Stored::Nothing) => {
+                if !self.mirror_stores_values(material, mode)? {
+                    return Ok(None);
+                }
                 self.resolve_by_search(pos, &pos.legal_moves(), mode)
             }
-            Some((byte, _)) => Ok(Some(self.decode(material, byte)?)),
+            Some(Stored::Byte(_, true)) if format::is_searched_threat(pos, &mut Vec::new()) => {
+                self.resolve_by_search(pos, &pos.legal_moves(), mode)
+            }
+            Some(Stored::Byte(byte, _)) => Ok(Some(self.decode(material, byte)?)),
             None => Ok(None),
         }
+    }
+
+    /// Checks that the mirror of `material`, whose table stores no values,
+    /// stores every value a one-ply search from `material` reads: it may
+    /// neither store nothing itself nor leave threats to a search (either
+    /// would let the searches call each other without end). `false` in
+    /// cached-only mode when the mirror is not open.
+    fn mirror_stores_values(&self, material: Material, mode: Mode) -> Result<bool, ProbeError> {
+        let mirror = material.mirrored();
+        let table = match mode {
+            Mode::Load => self.file(mirror, FileKind::Values)?,
+            Mode::CachedOnly => match self.open_table(mirror, FileKind::Values) {
+                Some(t) => t,
+                None => return Ok(false),
+            },
+        };
+        if (table.from_mirror || table.threats_searched) && table.decoded.get().is_none() {
+            return Err(ProbeError::Corrupted {
+                path: self.table_path(material),
+                source: format::FormatError::Corrupt(format!(
+                    "{material} stores no values, and {mirror} does not store all of its own"
+                )),
+            });
+        }
+        Ok(true)
     }
 
     /// The value of a position from its legal moves `moves`: a capture

@@ -1,7 +1,8 @@
 //! `dtb compact`: rewrite a folder's WLD tables as format version 2
-//! (threat positions found by search, larger blocks; see FORMAT.md).
+//! (threat positions found by search, larger blocks; with `--one-side`,
+//! the larger table of each pair left to a search; see FORMAT.md).
 
-use gen::{compact, Compaction};
+use gen::{compact, Compaction, Sides};
 use serde_json::json;
 
 use crate::commands::common::{TableArgs, WorkArgs};
@@ -14,6 +15,11 @@ pub struct Args {
     tables: TableArgs,
     #[command(flatten)]
     work: WorkArgs,
+    /// Keep only the smaller table of each pair of mirror materials where
+    /// the other can be answered by a one-ply search over it (smaller
+    /// files, slower probes of the side left out).
+    #[arg(long)]
+    one_side: bool,
     /// A JSON array, one object per table.
     #[arg(long)]
     json: bool,
@@ -25,7 +31,12 @@ pub fn run(args: Args) -> CliResult {
         .num_threads(args.work.threads.unwrap_or(0))
         .build()
         .map_err(|e| crate::exit::CliError::new(crate::exit::FAILURE, e.to_string()))?;
-    let done = pool.install(|| compact(&args.tables.dir, args.tables.rule_set))?;
+    let sides = if args.one_side {
+        Sides::SmallerOnly
+    } else {
+        Sides::Both
+    };
+    let done = pool.install(|| compact(&args.tables.dir, args.tables.rule_set, sides))?;
     if args.json {
         let rows: Vec<_> = done
             .iter()
@@ -52,10 +63,29 @@ pub fn run(args: Args) -> CliResult {
                     );
                 }
             }
-            Compaction::Unchanged => {}
+            Compaction::LeftOut {
+                before: b,
+                after: a,
+            } => {
+                before += b;
+                after += a;
+                if !args.work.quiet {
+                    println!(
+                        "{}: {b} -> {a} bytes, every position found by search over {}",
+                        t.material,
+                        t.material.mirrored()
+                    );
+                }
+            }
+            Compaction::Unchanged | Compaction::KeptForMirror => {}
             Compaction::NotSearchable(n) => println!(
                 "{}: kept as version 1 ({n} threat positions differ from their search)",
                 t.material
+            ),
+            Compaction::MirrorNotSearchable(n) => println!(
+                "{}: kept ({n} positions differ from a search over {})",
+                t.material,
+                t.material.mirrored()
             ),
         }
     }
@@ -79,5 +109,11 @@ fn row_json(material: format::Material, outcome: &Compaction) -> serde_json::Val
         Compaction::Unchanged => json!({"material": material.to_string(), "outcome": "unchanged"}),
         Compaction::NotSearchable(n) => json!({"material": material.to_string(),
             "outcome": "kept", "threats_differing": n}),
+        Compaction::LeftOut { before, after } => json!({"material": material.to_string(),
+            "outcome": "left_out", "bytes_before": before, "bytes_after": after}),
+        Compaction::KeptForMirror => json!({"material": material.to_string(),
+            "outcome": "kept_for_mirror"}),
+        Compaction::MirrorNotSearchable(n) => json!({"material": material.to_string(),
+            "outcome": "kept", "positions_differing": n}),
     }
 }

@@ -178,8 +178,9 @@ fn table_json(t: &Listed, mirror: Option<TableStats>, dtc: Option<DtcSummary>) -
         "file": t.path.display().to_string(),
         "positions": h.position_count,
         "bytes": h.file_length,
-        "format_version": if h.threats_searched { format::FORMAT_VERSION } else { format::OLDEST_FORMAT_VERSION },
+        "format_version": h.version(),
         "threats_searched": h.threats_searched,
+        "from_mirror": h.from_mirror,
         "stats": {
             "white": stats_json(&h.stats),
             "black": mirror.map(|s| stats_json(&s)),

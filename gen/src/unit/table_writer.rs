@@ -381,7 +381,7 @@ pub(crate) fn compact_dtc_pair(
     pair: Material,
     rule_set: RuleSet,
 ) -> Result<Option<Material>, GenError> {
-    if !format::dtc_may_come_from_mirror(pair) {
+    if !format::may_come_from_mirror(pair) {
         return Ok(None);
     }
     let sides = [pair, pair.mirrored()];
@@ -397,7 +397,7 @@ pub(crate) fn compact_dtc_pair(
     }
     let k = usize::from(headers[1].file_length >= headers[0].file_length);
     let path = format::dtc_path(dir, sides[k]);
-    format::write_dtc_from_mirror(&path, sides[k], rule_set, headers[k].stats)
+    format::write_from_mirror(&path, sides[k], rule_set, ValueKind::Dtc, headers[k].stats)
         .map_err(|e| GenError::in_file(&path, e))?;
     Ok(Some(sides[k]))
 }
