@@ -262,7 +262,7 @@ fn a_dtc_file_from_the_mirror_holds_no_blocks() {
         dtc_above_limit: Some(3),
         longest_fresh_dtc: Some(57),
     };
-    format::write_dtc_from_mirror(&path, material, RuleSet::Pure, stats).unwrap();
+    format::write_from_mirror(&path, material, RuleSet::Pure, ValueKind::Dtc, stats).unwrap();
     assert!(!format::temporary_path(&path).exists());
     let h = format::check_file_of(&path, material, RuleSet::Pure, ValueKind::Dtc).unwrap();
     assert!(h.from_mirror);
