@@ -3,6 +3,8 @@
 //! throughput on 1 and 2 threads. Builds the fmjd tables up to 4 pieces
 //! first (about 20 s).
 
+use std::path::Path;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use format::{Material, MaterialIndex, RuleSet};
 use gen::{generate, GenOptions};
@@ -209,23 +211,32 @@ fn sample_where(
     out
 }
 
-/// Format version 2 (`dtb compact`) against version 1, the same
-/// positions in both (fmjd up to 4 pieces): positions where neither side
-/// could capture, searched threats (only the side not to move could
-/// capture: version 2 finds them by search), and a random mix of legal
-/// positions, with blocks cached; and the probe that must decode its
-/// block. The setup checks that both sets answer alike.
-fn bench_compacted(c: &mut Criterion) {
-    let plain = tempfile::tempdir().expect("temp dir");
-    generate(&GenOptions::new(plain.path(), RuleSet::Fmjd, 4)).expect("generation");
+/// A copy of the fmjd tables under `plain`, compacted with `sides`.
+fn compacted_copy(plain: &Path, sides: gen::Sides) -> tempfile::TempDir {
     let small = tempfile::tempdir().expect("temp dir");
-    let (from, to) = (plain.path().join("fmjd"), small.path().join("fmjd"));
+    let (from, to) = (plain.join("fmjd"), small.path().join("fmjd"));
     std::fs::create_dir_all(&to).expect("folder");
     for entry in std::fs::read_dir(&from).expect("folder") {
         let entry = entry.expect("entry");
         std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
     }
-    gen::compact(small.path(), RuleSet::Fmjd, gen::Sides::Both).expect("compaction");
+    gen::compact(small.path(), RuleSet::Fmjd, sides).expect("compaction");
+    small
+}
+
+/// Format version 2 (`dtb compact`) against version 1, the same
+/// positions in both (fmjd up to 4 pieces): positions where neither side
+/// could capture, searched threats (only the side not to move could
+/// capture: version 2 finds them by search), and a random mix of legal
+/// positions, with blocks cached; and the probe that must decode its
+/// block. Then the set compacted with one side a pair (`--one-side`):
+/// the same quiet positions, split by whether their table is kept or left
+/// to the search. The setup checks that every set answers alike.
+fn bench_compacted(c: &mut Criterion) {
+    let plain = tempfile::tempdir().expect("temp dir");
+    generate(&GenOptions::new(plain.path(), RuleSet::Fmjd, 4)).expect("generation");
+    let small = compacted_copy(plain.path(), gen::Sides::Both);
+    let one = compacted_copy(plain.path(), gen::Sides::SmallerOnly);
     let materials = ["KKM-K", "KM-KM", "MM-MM", "KMM-K", "KK-KM", "MMM-M"];
     let mut moves = Vec::new();
     let quiet = sample_where(&materials, 1000, |p| {
@@ -235,13 +246,22 @@ fn bench_compacted(c: &mut Criterion) {
         format::is_searched_threat(p, &mut moves)
     });
     let mixed = sample_where(&materials, 1000, |_| true);
-    let (a, b) = (
+    let (a, b, o) = (
         Tablebase::open(plain.path(), RuleSet::Fmjd).unwrap(),
         Tablebase::open(small.path(), RuleSet::Fmjd).unwrap(),
+        Tablebase::open(one.path(), RuleSet::Fmjd).unwrap(),
     );
     for p in quiet.iter().chain(&threats).chain(&mixed) {
         assert_eq!(a.probe_wdl(p, None).unwrap(), b.probe_wdl(p, None).unwrap());
+        assert_eq!(a.probe_wdl(p, None).unwrap(), o.probe_wdl(p, None).unwrap());
     }
+    let left_out = |p: &Position| {
+        let (m, _) = format::table_position(p);
+        let folder = one.path().join("fmjd");
+        format::read_header(&format::table_path(&folder, m)).is_ok_and(|h| h.from_mirror)
+    };
+    let (quiet_left_out, quiet_kept): (Vec<Position>, Vec<Position>) =
+        quiet.iter().cloned().partition(|p| left_out(p));
     let mut group = c.benchmark_group("compacted");
     group.throughput(Throughput::Elements(1000));
     for (version, tb) in [("v1", &a), ("v2", &b)] {
@@ -251,6 +271,17 @@ fn bench_compacted(c: &mut Criterion) {
             });
         }
     }
+    for (name, positions) in [
+        ("quiet_kept", &quiet_kept),
+        ("quiet_left_out", &quiet_left_out),
+        ("mixed", &mixed),
+    ] {
+        group.throughput(Throughput::Elements(positions.len() as u64));
+        group.bench_function(format!("one_side_{name}"), |bench| {
+            bench.iter(|| probe_all(&o, positions))
+        });
+    }
+    group.throughput(Throughput::Elements(1000));
     for (version, dir) in [("v1", plain.path()), ("v2", small.path())] {
         let cold = Tablebase::open_with(dir, RuleSet::Fmjd, TablebaseOptions::with_cache_bytes(1))
             .unwrap();

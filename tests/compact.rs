@@ -51,7 +51,7 @@ fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::Tem
             (false, _, _) => matches!(t.outcome, Compaction::Unchanged),
             (true, Sides::SmallerOnly, true) => matches!(
                 t.outcome,
-                Compaction::LeftOut { .. } | Compaction::KeptForMirror
+                Compaction::LeftOut { .. } | Compaction::KeptWhole { .. }
             ),
             (true, _, _) => matches!(t.outcome, Compaction::Rewritten { .. }),
         };

@@ -49,7 +49,16 @@ pub enum Compaction {
         /// Bytes after (a header and an empty index).
         after: u64,
     },
-    /// Kept whole (version 1) because its mirror was left out.
+    /// Kept whole (version 1) as its mirror was left out, rewritten in
+    /// blocks of `format::SEARCHED_WDL_BLOCK` positions where that is
+    /// smaller.
+    KeptWhole {
+        /// Bytes before.
+        before: u64,
+        /// Bytes after.
+        after: u64,
+    },
+    /// Left as it is: its mirror stores no values, so it must store all.
     KeptForMirror,
     /// Not left out: this many positions have a value that a one-ply
     /// search through the mirror's table would not give.
@@ -184,16 +193,16 @@ fn leave_out_larger(
             Compaction::Unchanged,
         ]
     } else {
+        // The table kept first: a run stopped between the two leaves a
+        // pair that a second run completes.
+        let kept = keep_whole(&paths[1 - k], pair[1 - k], rule_set)?;
         let header = reader.header();
         format::write_from_mirror(&paths[k], pair[k], rule_set, ValueKind::Wdl, header.stats)
             .map_err(|e| GenError::in_file(&paths[k], e))?;
         let after = std::fs::metadata(&paths[k])
             .map_err(|e| GenError::io(&paths[k], e))?
             .len();
-        [
-            Compaction::LeftOut { before, after },
-            Compaction::KeptForMirror,
-        ]
+        [Compaction::LeftOut { before, after }, kept]
     };
     let [left, kept] = outcomes;
     Ok(vec![
@@ -208,6 +217,53 @@ fn leave_out_larger(
             outcome: kept,
         },
     ])
+}
+
+/// Rewrites `material`'s version-1 table at `path` in blocks of
+/// `format::SEARCHED_WDL_BLOCK` positions (still version 1, every value
+/// stored) where that makes it smaller.
+fn keep_whole(path: &Path, material: Material, rule_set: RuleSet) -> Result<Compaction, GenError> {
+    let (before, reader) = read_table(path)?;
+    let spec = TableSpec {
+        positions_per_block: format::SEARCHED_WDL_BLOCK,
+        ..TableSpec::new(material, rule_set, ValueKind::Wdl)
+    };
+    let codes = reader
+        .decode_all_raw()
+        .map_err(|e| GenError::in_file(path, e))?;
+    let per_block = u64::from(spec.positions_per_block);
+    let bytes_per_block = (per_block / 4) as usize;
+    let blocks: Vec<Vec<u8>> = codes
+        .par_chunks(bytes_per_block)
+        .map_init(
+            || zstd::bulk::Compressor::new(spec.level),
+            |compressor, raw| {
+                let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
+                compressor.compress(raw).map_err(|e| io_error(path, &e))
+            },
+        )
+        .collect::<Result<_, GenError>>()?;
+    let index_bytes = 12 * blocks.len() as u64 + 8;
+    let after = format::HEADER_LEN as u64
+        + blocks.iter().map(|b| b.len() as u64).sum::<u64>()
+        + index_bytes;
+    if after >= before {
+        return Ok(Compaction::KeptWhole {
+            before,
+            after: before,
+        });
+    }
+    let count = reader.header().position_count;
+    let mut writer = TableWriter::create(path, spec)?;
+    for (b, bytes) in blocks.iter().enumerate() {
+        let positions = (count - b as u64 * per_block).min(per_block);
+        writer.push_compressed_block(bytes, positions)?;
+    }
+    writer.finish(reader.header().stats)?;
+    let after = std::fs::metadata(path)
+        .map_err(|e| GenError::io(path, e))?
+        .len();
+    Ok(Compaction::KeptWhole { before, after })
 }
 
 /// How many positions of `material`'s table (`reader`, at `path`) that

@@ -77,6 +77,19 @@ pub fn run(args: Args) -> CliResult {
                     );
                 }
             }
+            Compaction::KeptWhole {
+                before: b,
+                after: a,
+            } => {
+                before += b;
+                after += a;
+                if !args.work.quiet {
+                    println!(
+                        "{}: {b} -> {a} bytes, every value stored (its mirror searches it)",
+                        t.material
+                    );
+                }
+            }
             Compaction::Unchanged | Compaction::KeptForMirror => {}
             Compaction::NotSearchable(n) => println!(
                 "{}: kept as version 1 ({n} threat positions differ from their search)",
@@ -111,6 +124,8 @@ fn row_json(material: format::Material, outcome: &Compaction) -> serde_json::Val
             "outcome": "kept", "threats_differing": n}),
         Compaction::LeftOut { before, after } => json!({"material": material.to_string(),
             "outcome": "left_out", "bytes_before": before, "bytes_after": after}),
+        Compaction::KeptWhole { before, after } => json!({"material": material.to_string(),
+            "outcome": "kept_whole", "bytes_before": before, "bytes_after": after}),
         Compaction::KeptForMirror => json!({"material": material.to_string(),
             "outcome": "kept_for_mirror"}),
         Compaction::MirrorNotSearchable(n) => json!({"material": material.to_string(),
