@@ -51,7 +51,9 @@ fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::Tem
             (false, _, _) => matches!(t.outcome, Compaction::Unchanged),
             (true, Sides::SmallerOnly, true) => matches!(
                 t.outcome,
-                Compaction::LeftOut { .. } | Compaction::KeptWhole { .. }
+                Compaction::LeftOut { .. }
+                    | Compaction::KeptWhole { .. }
+                    | Compaction::KeptForMirror
             ),
             (true, _, _) => matches!(t.outcome, Compaction::Rewritten { .. }),
         };
@@ -183,4 +185,37 @@ fn a_compacted_set_extends_as_a_plain_one() {
         assert!(read(plain.path()) == read(both.path()), "{side}");
         assert!(read(plain.path()) == read(one.path()), "{side}");
     }
+}
+
+#[test]
+fn a_pair_storing_neither_side_is_refused_not_searched_forever() {
+    let rule_set = RuleSet::Fmjd;
+    let plain = plain_set(rule_set, 3);
+    let one = compacted_set(rule_set, plain.path(), Sides::SmallerOnly);
+    let folder = format::table_dir(one.path(), rule_set);
+    let left: Material = format::list_tables(&folder)
+        .unwrap()
+        .into_iter()
+        .find(|&m| {
+            m.pieces() == 3
+                && format::read_header(&format::table_path(&folder, m))
+                    .unwrap()
+                    .from_mirror
+        })
+        .expect("a table left out");
+    let kept = left.mirrored();
+    let kept_path = format::table_path(&folder, kept);
+    let stats = format::read_header(&kept_path).unwrap().stats;
+    format::write_from_mirror(&kept_path, kept, rule_set, ValueKind::Wdl, stats).unwrap();
+    let tb = Tablebase::open(one.path(), rule_set).unwrap();
+    let index = MaterialIndex::new(left);
+    let quiet = (0..index.count())
+        .map(|i| index.unrank(i))
+        .find(|p| !p.has_capture())
+        .expect("a quiet position");
+    let answer = tb.probe(&quiet);
+    assert!(
+        matches!(answer, Err(probe::ProbeError::Corrupted { .. })),
+        "{answer:?}"
+    );
 }

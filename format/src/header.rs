@@ -539,4 +539,66 @@ mod tests {
             Err(FormatError::UnsupportedVersion(3))
         ));
     }
+
+    /// A WLD table that stores nothing: no blocks, an index of one offset.
+    fn left_out(kind: ValueKind) -> Header {
+        Header {
+            block_count: 0,
+            index_offset: HEADER_LEN as u64,
+            file_length: HEADER_LEN as u64 + 8,
+            from_mirror: true,
+            ..header(kind, false)
+        }
+    }
+
+    #[test]
+    fn a_wdl_table_storing_nothing_is_version_2_and_round_trips() {
+        let h = left_out(ValueKind::Wdl);
+        assert_eq!(h.version(), FORMAT_VERSION);
+        let b = h.to_bytes();
+        assert_eq!(u32_at(&b, 8), FORMAT_VERSION);
+        assert_eq!(Header::parse(&b).expect("valid"), h);
+        // A DTC file storing nothing stays version 1.
+        let dtc = left_out(ValueKind::Dtc);
+        assert_eq!(dtc.version(), OLDEST_FORMAT_VERSION);
+        assert_eq!(Header::parse(&dtc.to_bytes()).expect("valid"), dtc);
+    }
+
+    #[test]
+    fn a_wdl_table_storing_nothing_is_refused_as_version_1_or_searching_threats() {
+        let as_v1 = edited(&left_out(ValueKind::Wdl), 8, 1);
+        assert!(matches!(
+            Header::parse(&as_v1),
+            Err(FormatError::Corrupt(_))
+        ));
+        let both = edited(
+            &left_out(ValueKind::Wdl),
+            19,
+            FLAG_FROM_MIRROR | FLAG_THREATS_SEARCHED,
+        );
+        assert!(matches!(Header::parse(&both), Err(FormatError::Corrupt(_))));
+        let distance = edited(&left_out(ValueKind::Distance), 19, FLAG_FROM_MIRROR);
+        assert!(matches!(
+            Header::parse(&distance),
+            Err(FormatError::Corrupt(_))
+        ));
+    }
+
+    #[test]
+    fn a_symmetric_material_never_stores_nothing() {
+        let symmetric: Material = "KM-KM".parse().expect("material");
+        let h = Header {
+            material: symmetric,
+            position_count: MaterialIndex::new(symmetric).count(),
+            stats: TableStats {
+                draw: MaterialIndex::new(symmetric).count(),
+                ..TableStats::default()
+            },
+            ..left_out(ValueKind::Wdl)
+        };
+        assert_eq!(
+            h.mismatch(symmetric, RuleSet::Pure, ValueKind::Wdl),
+            Some(HeaderMismatch::FromMirror)
+        );
+    }
 }

@@ -90,7 +90,9 @@ pub struct CompactedTable {
 const BATCH: u64 = 16;
 
 /// Rewrites every WLD table of `rule_set` under `dir` (which holds one
-/// folder per rule set) as version 2, smallest first, and the manifest
+/// folder per rule set) as version 2, smallest first, after leaving out
+/// one table of each pair where `sides` says so (see [`Sides`]), and the
+/// manifest
 /// if there is one. Each file is replaced atomically; a run stopped
 /// halfway leaves every table valid, and a second run goes on.
 ///
@@ -120,7 +122,7 @@ pub fn compact(
         }
         let path = format::table_path(&folder, material);
         let outcome = if mirror_left_out(&folder, material) {
-            Compaction::KeptForMirror
+            keep_whole(&path, material, rule_set)?
         } else {
             compact_table(&tb, &path, material, rule_set)?
         };
@@ -219,11 +221,17 @@ fn leave_out_larger(
     ])
 }
 
-/// Rewrites `material`'s version-1 table at `path` in blocks of
-/// `format::SEARCHED_WDL_BLOCK` positions (still version 1, every value
-/// stored) where that makes it smaller.
+/// Rewrites `material`'s version-1 table at `path`, whose mirror is left
+/// out, in blocks of `format::SEARCHED_WDL_BLOCK` positions (still
+/// version 1, every value stored) where it has smaller blocks and that
+/// makes it smaller; [`Compaction::KeptForMirror`] where it is left as it
+/// is.
 fn keep_whole(path: &Path, material: Material, rule_set: RuleSet) -> Result<Compaction, GenError> {
     let (before, reader) = read_table(path)?;
+    let header = reader.header();
+    if !stores_all(header) || header.positions_per_block >= format::SEARCHED_WDL_BLOCK {
+        return Ok(Compaction::KeptForMirror);
+    }
     let spec = TableSpec {
         positions_per_block: format::SEARCHED_WDL_BLOCK,
         ..TableSpec::new(material, rule_set, ValueKind::Wdl)
@@ -248,10 +256,7 @@ fn keep_whole(path: &Path, material: Material, rule_set: RuleSet) -> Result<Comp
         + blocks.iter().map(|b| b.len() as u64).sum::<u64>()
         + index_bytes;
     if after >= before {
-        return Ok(Compaction::KeptWhole {
-            before,
-            after: before,
-        });
+        return Ok(Compaction::KeptForMirror);
     }
     let count = reader.header().position_count;
     let mut writer = TableWriter::create(path, spec)?;

@@ -400,44 +400,51 @@ impl Tablebase {
     /// are searched) with each of those positions holding its value, found
     /// by the same search a probe makes: a preloaded table is read by index
     /// with no search.
-    fn with_threats_resolved(
-        &self,
-        table: &Table,
-        mut all: Vec<u8>,
-    ) -> Result<Vec<u8>, ProbeError> {
-        let mut moves = Vec::new();
-        let mut cursor = format::UnrankCursor::default();
-        for i in 0..table.index.count() {
-            let pos = table.index.unrank_with(i, &mut cursor);
-            if !format::is_searched_threat(&pos, &mut moves) {
-                continue;
-            }
-            let legal = pos.legal_moves();
-            let value = self
-                .resolve_by_search(&pos, &legal, Mode::Load)?
-                .expect("loading mode always answers");
-            let (byte, shift) = ((i / 4) as usize, 2 * (i % 4));
-            all[byte] = all[byte] & !(3 << shift) | value.wdl.code() << shift;
-        }
-        Ok(all)
+    fn with_threats_resolved(&self, table: &Table, all: Vec<u8>) -> Result<Vec<u8>, ProbeError> {
+        self.filled_by_search(table, all, false)
     }
 
     /// The values of every position of `table`, a WLD table that stores
     /// none (`format::FLAG_FROM_MIRROR`), each found by the search a probe
     /// makes (capture positions included), packed as a decoded stream.
     fn searched_whole(&self, table: &Table) -> Result<Vec<u8>, ProbeError> {
-        let material = table.index.material();
-        self.mirror_stores_values(material, Mode::Load)?;
+        self.mirror_stores_values(table.index.material(), Mode::Load)?;
+        let all = vec![0u8; table.index.count().div_ceil(4) as usize];
+        self.filled_by_search(table, all, true)
+    }
+
+    /// `all`, the packed WLD stream of `table`, with the value a probe's
+    /// search finds written at every position (`every`) or at each
+    /// searched threat; in parallel, on the current rayon pool.
+    fn filled_by_search(
+        &self,
+        table: &Table,
+        mut all: Vec<u8>,
+        every: bool,
+    ) -> Result<Vec<u8>, ProbeError> {
+        use rayon::prelude::*;
+        const CHUNK_BYTES: usize = 4096;
         let count = table.index.count();
-        let mut all = vec![0u8; count.div_ceil(4) as usize];
-        let mut cursor = format::UnrankCursor::default();
-        for i in 0..count {
-            let pos = table.index.unrank_with(i, &mut cursor);
-            let value = self
-                .resolve_by_search(&pos, &pos.legal_moves(), Mode::Load)?
-                .expect("loading mode always answers");
-            all[(i / 4) as usize] |= value.wdl.code() << (2 * (i % 4));
-        }
+        all.par_chunks_mut(CHUNK_BYTES)
+            .enumerate()
+            .try_for_each_init(
+                || (format::UnrankCursor::default(), Vec::new()),
+                |(cursor, moves), (c, bytes)| {
+                    let first = (c * CHUNK_BYTES * 4) as u64;
+                    for i in first..(first + (bytes.len() * 4) as u64).min(count) {
+                        let pos = table.index.unrank_with(i, cursor);
+                        if !every && !format::is_searched_threat(&pos, moves) {
+                            continue;
+                        }
+                        let value = self
+                            .resolve_by_search(&pos, &pos.legal_moves(), Mode::Load)?
+                            .expect("loading mode always answers");
+                        let (byte, shift) = ((i - first) as usize / 4, 2 * (i % 4));
+                        bytes[byte] = bytes[byte] & !(3 << shift) | value.wdl.code() << shift;
+                    }
+                    Ok(())
+                },
+            )?;
         Ok(all)
     }
 

@@ -203,6 +203,19 @@ fn wdl_text(s: Option<TableStats>) -> String {
     }
 }
 
+/// What a table stores: every value (capture positions aside), all but
+/// its searched threats (version 2), or nothing (its mirror's table
+/// answers by search).
+fn stores_text(h: &Header) -> &'static str {
+    if h.from_mirror {
+        "nothing"
+    } else if h.threats_searched {
+        "no threats"
+    } else {
+        "all"
+    }
+}
+
 /// The readable table: a line a material, then the totals.
 fn print_text(
     dir: &Path,
@@ -211,11 +224,12 @@ fn print_text(
     stats_of: impl Fn(Material) -> Option<TableStats>,
 ) {
     crate::outln!(
-        "{:<10} {:>12} {:>10} {:>6}  {:>44}  {:>44}  {:>7}  {:>10}",
+        "{:<10} {:>12} {:>10} {:>6}  {:<10}  {:>44}  {:>44}  {:>7}  {:>10}",
         "material",
         "positions",
         "bytes",
         "bits/pos",
+        "stores",
         "white to move w/d/l",
         "black to move w/d/l",
         "max dtc",
@@ -227,11 +241,12 @@ fn print_text(
         total_pos += h.position_count;
         total_bytes += h.file_length;
         crate::outln!(
-            "{:<10} {:>12} {:>10} {:>6.3}  {:>44}  {:>44}  {:>7}  {:>10}",
+            "{:<10} {:>12} {:>10} {:>6.3}  {:<10}  {:>44}  {:>44}  {:>7}  {:>10}",
             m.to_string(),
             h.position_count,
             h.file_length,
             h.file_length as f64 * 8.0 / h.position_count.max(1) as f64,
+            stores_text(h),
             wdl_text(Some(h.stats)),
             wdl_text(stats_of(m.mirrored())),
             d.map_or("-".to_string(), |d| d.largest.to_string()),
