@@ -2,7 +2,7 @@
 //! (threat positions found by search, larger blocks; with `--one-side`,
 //! the larger table of each pair left to a search; see FORMAT.md).
 
-use gen::{compact, Compaction, Sides};
+use gen::{compact, CompactedTable, Compaction, Sides};
 use serde_json::json;
 
 use crate::commands::common::{TableArgs, WorkArgs};
@@ -47,59 +47,14 @@ pub fn run(args: Args) -> CliResult {
     }
     let (mut before, mut after) = (0, 0);
     for t in &done {
-        match t.outcome {
-            Compaction::Rewritten {
-                before: b,
-                after: a,
-                searched,
-            } => {
-                before += b;
-                after += a;
-                if !args.work.quiet {
-                    println!(
-                        "{}: {b} -> {a} bytes ({:.3}x), {searched} threat positions searched",
-                        t.material,
-                        a as f64 / b as f64
-                    );
-                }
-            }
-            Compaction::LeftOut {
-                before: b,
-                after: a,
-            } => {
-                before += b;
-                after += a;
-                if !args.work.quiet {
-                    println!(
-                        "{}: {b} -> {a} bytes, every position found by search over {}",
-                        t.material,
-                        t.material.mirrored()
-                    );
-                }
-            }
-            Compaction::KeptWhole {
-                before: b,
-                after: a,
-            } => {
-                before += b;
-                after += a;
-                if !args.work.quiet {
-                    println!(
-                        "{}: {b} -> {a} bytes, every value stored (its mirror searches it)",
-                        t.material
-                    );
-                }
-            }
-            Compaction::Unchanged | Compaction::KeptForMirror => {}
-            Compaction::NotSearchable(n) => println!(
-                "{}: kept as version 1 ({n} threat positions differ from their search)",
-                t.material
-            ),
-            Compaction::MirrorNotSearchable(n) => println!(
-                "{}: kept ({n} positions differ from a search over {})",
-                t.material,
-                t.material.mirrored()
-            ),
+        let (sizes, line) = report(t);
+        if let Some((b, a)) = sizes {
+            before += b;
+            after += a;
+        }
+        // Tables kept back are always named; rewritten ones unless quiet.
+        if let Some(line) = line.filter(|_| sizes.is_none() || !args.work.quiet) {
+            println!("{line}");
         }
     }
     if before > 0 {
@@ -109,6 +64,52 @@ pub fn run(args: Args) -> CliResult {
         );
     }
     Ok(())
+}
+
+/// The bytes before and after of a table rewritten (`None` for one left
+/// as it is), and the line that tells what happened to it, if any.
+fn report(t: &CompactedTable) -> (Option<(u64, u64)>, Option<String>) {
+    let m = t.material;
+    match t.outcome {
+        Compaction::Rewritten {
+            before,
+            after,
+            searched,
+        } => (
+            Some((before, after)),
+            Some(format!(
+                "{m}: {before} -> {after} bytes ({:.3}x), {searched} threat positions searched",
+                after as f64 / before as f64
+            )),
+        ),
+        Compaction::LeftOut { before, after } => (
+            Some((before, after)),
+            Some(format!(
+                "{m}: {before} -> {after} bytes, every position found by search over {}",
+                m.mirrored()
+            )),
+        ),
+        Compaction::KeptWhole { before, after } => (
+            Some((before, after)),
+            Some(format!(
+                "{m}: {before} -> {after} bytes, every value stored (its mirror searches it)"
+            )),
+        ),
+        Compaction::Unchanged | Compaction::KeptForMirror => (None, None),
+        Compaction::NotSearchable(n) => (
+            None,
+            Some(format!(
+                "{m}: kept as version 1 ({n} threat positions differ from their search)"
+            )),
+        ),
+        Compaction::MirrorNotSearchable(n) => (
+            None,
+            Some(format!(
+                "{m}: kept ({n} positions differ from a search over {})",
+                m.mirrored()
+            )),
+        ),
+    }
 }
 
 fn row_json(material: format::Material, outcome: &Compaction) -> serde_json::Value {
