@@ -229,14 +229,17 @@ fn compacted_copy(plain: &Path, sides: gen::Sides) -> tempfile::TempDir {
 /// could capture, searched threats (only the side not to move could
 /// capture: version 2 finds them by search), and a random mix of legal
 /// positions, with blocks cached; and the probe that must decode its
-/// block. Then the set compacted with one side a pair (`--one-side`):
-/// the same quiet positions, split by whether their table is kept or left
-/// to the search. The setup checks that every set answers alike.
+/// block. Then the set compacted with one side a pair (`--one-side`),
+/// and with one side only where that saves 0.15 bits a position or more
+/// (`--one-side --min-saving 0.15`): the same quiet positions, split by
+/// whether their table is kept or left to the search, and the random mix.
+/// The setup checks that every set answers alike.
 fn bench_compacted(c: &mut Criterion) {
     let plain = tempfile::tempdir().expect("temp dir");
     generate(&GenOptions::new(plain.path(), RuleSet::Fmjd, 4)).expect("generation");
     let small = compacted_copy(plain.path(), gen::Sides::Both);
-    let one = compacted_copy(plain.path(), gen::Sides::SmallerOnly);
+    let one = compacted_copy(plain.path(), gen::Sides::SMALLER_ONLY);
+    let some = compacted_copy(plain.path(), gen::Sides::One { min_saving: 0.15 });
     let materials = ["KKM-K", "KM-KM", "MM-MM", "KMM-K", "KK-KM", "MMM-M"];
     let mut moves = Vec::new();
     let quiet = sample_where(&materials, 1000, |p| {
@@ -246,22 +249,21 @@ fn bench_compacted(c: &mut Criterion) {
         format::is_searched_threat(p, &mut moves)
     });
     let mixed = sample_where(&materials, 1000, |_| true);
-    let (a, b, o) = (
-        Tablebase::open(plain.path(), RuleSet::Fmjd).unwrap(),
-        Tablebase::open(small.path(), RuleSet::Fmjd).unwrap(),
-        Tablebase::open(one.path(), RuleSet::Fmjd).unwrap(),
-    );
+    let open = |dir: &Path| Tablebase::open(dir, RuleSet::Fmjd).unwrap();
+    let (a, b) = (open(plain.path()), open(small.path()));
+    let one_sided = [
+        ("one_side", open(one.path()), &one),
+        ("some_pairs", open(some.path()), &some),
+    ];
     for p in quiet.iter().chain(&threats).chain(&mixed) {
         assert_eq!(a.probe_wdl(p, None).unwrap(), b.probe_wdl(p, None).unwrap());
-        assert_eq!(a.probe_wdl(p, None).unwrap(), o.probe_wdl(p, None).unwrap());
+        for (_, tb, _) in &one_sided {
+            assert_eq!(
+                a.probe_wdl(p, None).unwrap(),
+                tb.probe_wdl(p, None).unwrap()
+            );
+        }
     }
-    let left_out = |p: &Position| {
-        let (m, _) = format::table_position(p);
-        let folder = one.path().join("fmjd");
-        format::read_header(&format::table_path(&folder, m)).is_ok_and(|h| h.from_mirror)
-    };
-    let (quiet_left_out, quiet_kept): (Vec<Position>, Vec<Position>) =
-        quiet.iter().cloned().partition(|p| left_out(p));
     let mut group = c.benchmark_group("compacted");
     group.throughput(Throughput::Elements(1000));
     for (version, tb) in [("v1", &a), ("v2", &b)] {
@@ -271,15 +273,27 @@ fn bench_compacted(c: &mut Criterion) {
             });
         }
     }
-    for (name, positions) in [
-        ("quiet_kept", &quiet_kept),
-        ("quiet_left_out", &quiet_left_out),
-        ("mixed", &mixed),
-    ] {
-        group.throughput(Throughput::Elements(positions.len() as u64));
-        group.bench_function(format!("one_side_{name}"), |bench| {
-            bench.iter(|| probe_all(&o, positions))
-        });
+    for (set, tb, dir) in &one_sided {
+        let left_out = |p: &Position| {
+            let (m, _) = format::table_position(p);
+            let folder = dir.path().join("fmjd");
+            format::read_header(&format::table_path(&folder, m)).is_ok_and(|h| h.from_mirror)
+        };
+        let (quiet_left_out, quiet_kept): (Vec<Position>, Vec<Position>) =
+            quiet.iter().cloned().partition(|p| left_out(p));
+        for (name, positions) in [
+            ("quiet_kept", &quiet_kept),
+            ("quiet_left_out", &quiet_left_out),
+            ("mixed", &mixed),
+        ] {
+            if positions.is_empty() {
+                continue;
+            }
+            group.throughput(Throughput::Elements(positions.len() as u64));
+            group.bench_function(format!("{set}_{name}"), |bench| {
+                bench.iter(|| probe_all(tb, positions))
+            });
+        }
     }
     group.throughput(Throughput::Elements(1000));
     for (version, dir) in [("v1", plain.path()), ("v2", small.path())] {

@@ -1,16 +1,19 @@
 //! Format version 2 (`dtb compact`): the same answers from fewer bytes.
 //!
 //! For every rule set, the tables up to 4 pieces are built, copied, and
-//! the copy compacted (threat positions left to the search, larger
-//! blocks), and another copy compacted with one side of each pair left
-//! out (`--one-side`: answered by a one-ply search over the other). Then every position of every table, with either side to move
-//! (each table holds one side to move; its mirror's table, the other), is probed in both sets with every
-//! state of the draw counter its class allows, and the answers must be
-//! equal; so must each table's statistics, and both sets must pass the
-//! forward check, and a second compaction changes nothing. A compacted
-//! folder extends like a plain one: a four-piece pair built on compacted
-//! tables up to 3 pieces (either way) is byte for byte the one built on
-//! plain ones.
+//! the copies compacted: threat positions left to the search with larger
+//! blocks (both sides kept), one side of each pair left out
+//! (`--one-side`: answered by a one-ply search over the other), or one
+//! side left out only where that saves enough (`--min-saving`); each
+//! rule set takes two or three of these ways. Then every position of
+//! every table, with either side to move (each table holds one side to
+//! move; its mirror's table, the other), is probed in the plain and the
+//! compacted sets with every state of the draw counter its class allows,
+//! and the answers must be equal; so must each table's statistics, every
+//! compacted set must pass the forward check, and a second compaction
+//! changes nothing. A compacted folder extends like a plain one: a
+//! four-piece pair built on compacted tables up to 3 pieces (either way)
+//! is byte for byte the one built on plain ones.
 
 use std::path::Path;
 
@@ -38,8 +41,8 @@ fn plain_set(rule_set: RuleSet, pieces: u32) -> tempfile::TempDir {
     plain
 }
 
-/// A copy of `plain` compacted with `sides`: every WLD table rewritten
-/// (or, one side, every pair that may be one-sided left so).
+/// A copy of `plain` compacted with `sides`: every WLD table rewritten,
+/// or with one side a pair, left out or kept whole where not rewritten.
 fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::TempDir {
     let small = tempfile::tempdir().unwrap();
     copy_dir(plain, small.path());
@@ -49,11 +52,12 @@ fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::Tem
         let pair = format::may_come_from_mirror(t.material);
         let expected = match (wdl, sides, pair) {
             (false, _, _) => matches!(t.outcome, Compaction::Unchanged),
-            (true, Sides::SmallerOnly, true) => matches!(
+            (true, Sides::One { .. }, true) => matches!(
                 t.outcome,
                 Compaction::LeftOut { .. }
                     | Compaction::KeptWhole { .. }
                     | Compaction::KeptForMirror
+                    | Compaction::Rewritten { .. }
             ),
             (true, _, _) => matches!(t.outcome, Compaction::Rewritten { .. }),
         };
@@ -119,10 +123,17 @@ fn total_bytes(dir: &Path, rule_set: RuleSet) -> u64 {
         .sum()
 }
 
-fn check_rule_set(rule_set: RuleSet) {
+/// One side of a pair left out only where that saves at least 0.2 bits a
+/// position: up to 4 pieces, some pairs so and others both as version 2.
+const SOME_PAIRS: Sides = Sides::One { min_saving: 0.2 };
+
+/// Compacts copies of the plain set up to 4 pieces each way of `modes`
+/// (from the most tables kept to the fewest) and checks each against the
+/// plain set; each way is smaller than the one before.
+fn check_rule_set(rule_set: RuleSet, modes: &[Sides]) {
     let plain = plain_set(rule_set, 4);
-    let mut sizes = Vec::new();
-    for sides in [Sides::Both, Sides::SmallerOnly] {
+    let mut sizes = vec![total_bytes(plain.path(), rule_set)];
+    for &sides in modes {
         let small = compacted_set(rule_set, plain.path(), sides);
         assert_same_answers(rule_set, plain.path(), small.path());
         let verdicts = check::verify(&check::VerifyOptions::new(small.path(), rule_set)).unwrap();
@@ -133,9 +144,12 @@ fn check_rule_set(rule_set: RuleSet) {
                 "{rule_set} {sides:?}: {v:?}"
             );
         }
+        if sides == SOME_PAIRS {
+            assert_mixed(rule_set, small.path());
+        }
         // A second run, either way, finds nothing left to do.
         let bytes = total_bytes(small.path(), rule_set);
-        for again in [Sides::Both, Sides::SmallerOnly] {
+        for again in [Sides::Both, Sides::SMALLER_ONLY] {
             let done = compact(small.path(), rule_set, again).unwrap();
             assert!(done
                 .iter()
@@ -144,26 +158,42 @@ fn check_rule_set(rule_set: RuleSet) {
         }
         sizes.push(bytes);
     }
-    let plain_bytes = total_bytes(plain.path(), rule_set);
     assert!(
-        sizes[1] < sizes[0] && sizes[0] < plain_bytes,
-        "{rule_set}: {plain_bytes} bytes, compacted {sizes:?}"
+        sizes.windows(2).all(|w| w[1] < w[0]),
+        "{rule_set}: plain, then {modes:?}: {sizes:?} bytes"
     );
+}
+
+/// Some four-piece pair of `small` keeps one table, another keeps both
+/// (as version 2).
+fn assert_mixed(rule_set: RuleSet, small: &Path) {
+    let folder = format::table_dir(small, rule_set);
+    let headers: Vec<_> = format::list_tables(&folder)
+        .unwrap()
+        .into_iter()
+        .filter(|&m| m.pieces() == 4 && format::may_come_from_mirror(m))
+        .map(|m| format::read_header(&format::table_path(&folder, m)).unwrap())
+        .collect();
+    assert!(headers.iter().any(|h| h.from_mirror), "{rule_set}");
+    assert!(headers.iter().any(|h| h.threats_searched), "{rule_set}");
 }
 
 #[test]
 fn compacted_tables_answer_as_before_under_fmjd() {
-    check_rule_set(RuleSet::Fmjd);
+    check_rule_set(
+        RuleSet::Fmjd,
+        &[Sides::Both, SOME_PAIRS, Sides::SMALLER_ONLY],
+    );
 }
 
 #[test]
 fn compacted_tables_answer_as_before_under_pure() {
-    check_rule_set(RuleSet::Pure);
+    check_rule_set(RuleSet::Pure, &[Sides::Both, Sides::SMALLER_ONLY]);
 }
 
 #[test]
 fn compacted_tables_answer_as_before_under_fmjd_diagonal() {
-    check_rule_set(RuleSet::FmjdDiagonal);
+    check_rule_set(RuleSet::FmjdDiagonal, &[SOME_PAIRS]);
 }
 
 #[test]
@@ -171,7 +201,7 @@ fn a_compacted_set_extends_as_a_plain_one() {
     let rule_set = RuleSet::Fmjd;
     let plain = plain_set(rule_set, 3);
     let both = compacted_set(rule_set, plain.path(), Sides::Both);
-    let one = compacted_set(rule_set, plain.path(), Sides::SmallerOnly);
+    let one = compacted_set(rule_set, plain.path(), Sides::SMALLER_ONLY);
     let pair: Material = "KM-KM".parse().unwrap();
     for dir in [plain.path(), both.path(), one.path()] {
         let mut options = GenOptions::new(dir, rule_set, 4);
@@ -191,7 +221,7 @@ fn a_compacted_set_extends_as_a_plain_one() {
 fn a_pair_storing_neither_side_is_refused_not_searched_forever() {
     let rule_set = RuleSet::Fmjd;
     let plain = plain_set(rule_set, 3);
-    let one = compacted_set(rule_set, plain.path(), Sides::SmallerOnly);
+    let one = compacted_set(rule_set, plain.path(), Sides::SMALLER_ONLY);
     let folder = format::table_dir(one.path(), rule_set);
     let left: Material = format::list_tables(&folder)
         .unwrap()

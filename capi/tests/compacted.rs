@@ -48,7 +48,7 @@ fn compacted_tables_answer_through_c_as_plain_ones() {
     generate(&GenOptions::new(plain.path(), RuleSet::Fmjd, 3)).unwrap();
     let a = open(plain.path());
     let mut left_out = 0;
-    for sides in [Sides::Both, Sides::SmallerOnly] {
+    for sides in [Sides::Both, Sides::SMALLER_ONLY] {
         let small = tempfile::tempdir().unwrap();
         copy_dir(plain.path(), small.path());
         let done = compact(small.path(), RuleSet::Fmjd, sides).unwrap();

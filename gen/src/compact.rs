@@ -11,6 +11,16 @@
 //! at a used count, say), the table is left as it is: the flag is all or
 //! nothing. Distance tables (counted endings) and tables already of
 //! version 2 are left as they are too.
+//!
+//! With [`Sides::One`], a pair of mirror materials may keep one table
+//! only: the other stores nothing, and the prober answers each of its
+//! positions by a one-ply search over the kept one. That is decided pair
+//! by pair, by the bytes it saves against both tables as version 2, in
+//! bits a position of the table left out (a probe of that table costs a
+//! search, about 15 times a stored probe): so the pairs where one side
+//! compresses far better than the other go first. Before a table is left
+//! out, every one of its positions is searched and compared with its
+//! stored value (all or nothing, as above).
 
 use std::path::{Path, PathBuf};
 
@@ -66,13 +76,25 @@ pub enum Compaction {
 }
 
 /// Which sides of a pair of mirror materials keep a table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Sides {
     /// Both (each rewritten as version 2 where it can be).
     Both,
-    /// Only the smaller table of each pair where the other can be left to
-    /// a one-ply search (see the module docs).
-    SmallerOnly,
+    /// One table of a pair, the other left to a one-ply search over it
+    /// (see the module docs), where that saves at least `min_saving` bits
+    /// a position of the table left out against keeping both as version
+    /// 2; both as version 2 elsewhere. The table left out is the one
+    /// whose mirror, stored whole, takes fewer bytes.
+    One {
+        /// Bits a position of the table left out, at least; 0 leaves one
+        /// side out wherever that makes the pair any smaller.
+        min_saving: f64,
+    },
+}
+
+impl Sides {
+    /// One side of every pair where that makes the pair smaller.
+    pub const SMALLER_ONLY: Sides = Sides::One { min_saving: 0.0 };
 }
 
 /// One table's outcome.
@@ -108,11 +130,11 @@ pub fn compact(
     materials.sort_by_key(|m| m.build_key());
     let tb = Tablebase::open(dir, rule_set)?;
     let mut out = Vec::with_capacity(materials.len());
-    if sides == Sides::SmallerOnly {
+    if let Sides::One { min_saving } = sides {
         for &material in &materials {
             let mirror = material.mirrored();
             if material < mirror && materials.contains(&mirror) {
-                out.extend(leave_out_larger(&tb, &folder, material, rule_set)?);
+                out.extend(leave_out_one(&tb, &folder, material, rule_set, min_saving)?);
             }
         }
     }
@@ -164,15 +186,17 @@ fn stores_all(h: &Header) -> bool {
     h.value_kind == ValueKind::Wdl && !h.threats_searched && !h.from_mirror
 }
 
-/// Leaves out the larger table of the pair `material` and its mirror
-/// (see the module docs) where both are version-1 WLD tables and every
-/// position of the larger one is found by a search; the outcome of each
-/// side, or nothing where the pair does not qualify.
-fn leave_out_larger(
+/// Leaves out one table of the pair `material` and its mirror where both
+/// are version-1 WLD tables, that saves at least `min_saving` bits a
+/// position of the table left out (see [`Sides::One`]), and every position
+/// of that table is found by a search; the outcome of each side, or
+/// nothing where the pair does not qualify.
+fn leave_out_one(
     tb: &Tablebase,
     folder: &Path,
     material: Material,
     rule_set: RuleSet,
+    min_saving: f64,
 ) -> Result<Vec<CompactedTable>, GenError> {
     let pair = [material, material.mirrored()];
     if !may_come_from_mirror(material) {
@@ -186,9 +210,12 @@ fn leave_out_larger(
     if !stores_all(&h0) || !stores_all(&h1) {
         return Ok(Vec::new());
     }
-    let k = usize::from(h1.file_length >= h0.file_length);
-    let (before, reader) = read_table(&paths[k])?;
-    let differing = differing_from_search(tb, &reader, pair[k], &paths[k])?;
+    let tables = [read_table(&paths[0])?, read_table(&paths[1])?];
+    let Some(k) = side_to_leave_out(&tables, pair, &paths, rule_set, min_saving)? else {
+        return Ok(Vec::new());
+    };
+    let (before, reader) = &tables[k];
+    let differing = differing_from_search(tb, reader, pair[k], &paths[k])?;
     let outcomes = if differing > 0 {
         [
             Compaction::MirrorNotSearchable(differing),
@@ -198,13 +225,24 @@ fn leave_out_larger(
         // The table kept first: a run stopped between the two leaves a
         // pair that a second run completes.
         let kept = keep_whole(&paths[1 - k], pair[1 - k], rule_set)?;
-        let header = reader.header();
-        format::write_from_mirror(&paths[k], pair[k], rule_set, ValueKind::Wdl, header.stats)
-            .map_err(|e| GenError::in_file(&paths[k], e))?;
+        format::write_from_mirror(
+            &paths[k],
+            pair[k],
+            rule_set,
+            ValueKind::Wdl,
+            reader.header().stats,
+        )
+        .map_err(|e| GenError::in_file(&paths[k], e))?;
         let after = std::fs::metadata(&paths[k])
             .map_err(|e| GenError::io(&paths[k], e))?
             .len();
-        [Compaction::LeftOut { before, after }, kept]
+        [
+            Compaction::LeftOut {
+                before: *before,
+                after,
+            },
+            kept,
+        ]
     };
     let [left, kept] = outcomes;
     Ok(vec![
@@ -221,6 +259,104 @@ fn leave_out_larger(
     ])
 }
 
+/// Which table of `pair` (version 1, read whole as `tables`) to leave
+/// out: the one whose mirror takes fewer bytes stored whole, if that saves
+/// at least `min_saving` bits a position of it against both tables as
+/// version 2 (their sizes found by writing them to memory, threats
+/// unchecked).
+fn side_to_leave_out(
+    tables: &[(u64, TableReader<Vec<u8>>); 2],
+    pair: [Material; 2],
+    paths: &[PathBuf; 2],
+    rule_set: RuleSet,
+    min_saving: f64,
+) -> Result<Option<usize>, GenError> {
+    let mut both = 0;
+    let mut whole = [0; 2];
+    for s in 0..2 {
+        let (bytes, reader) = &tables[s];
+        let codes = reader
+            .decode_all_raw()
+            .map_err(|e| GenError::in_file(&paths[s], e))?;
+        let spec = TableSpec::searched_threats(pair[s], rule_set);
+        let mut blocks = BlockBytes::default();
+        each_v2_block(None, pair[s], &codes, spec, &paths[s], |b, _| {
+            blocks.add(&b.bytes);
+            Ok(())
+        })?;
+        both += blocks.file_bytes();
+        whole[s] = whole_blocks(&codes, pair[s], rule_set, &paths[s])?
+            .file_bytes()
+            .min(*bytes);
+    }
+    // Leaving out side k keeps its mirror whole.
+    let k = usize::from(whole[0] <= whole[1]);
+    let one = whole[1 - k] + format::HEADER_LEN as u64 + 8;
+    let positions = tables[k].1.header().position_count.max(1);
+    let saving = (both as f64 - one as f64) * 8.0 / positions as f64;
+    Ok((one < both && saving >= min_saving).then_some(k))
+}
+
+/// The compressed blocks of a table about to be written, and what its
+/// file will take.
+#[derive(Default)]
+struct BlockBytes {
+    blocks: Vec<Vec<u8>>,
+    payload: u64,
+    count: u64,
+}
+
+impl BlockBytes {
+    /// Counts a block without keeping it.
+    fn add(&mut self, block: &[u8]) {
+        self.payload += block.len() as u64;
+        self.count += 1;
+    }
+
+    /// Bytes of the file: header, blocks, and the block index (an offset
+    /// a block and one more, a CRC a block).
+    fn file_bytes(&self) -> u64 {
+        format::HEADER_LEN as u64 + self.payload + 12 * self.count + 8
+    }
+}
+
+/// `material`'s values `codes` (a version-1 stream) compressed in blocks
+/// of `format::SEARCHED_WDL_BLOCK` positions, every value stored.
+fn whole_blocks(
+    codes: &[u8],
+    material: Material,
+    rule_set: RuleSet,
+    path: &Path,
+) -> Result<BlockBytes, GenError> {
+    let spec = whole_spec(material, rule_set);
+    let bytes_per_block = (spec.positions_per_block / 4) as usize;
+    let blocks: Vec<Vec<u8>> = codes
+        .par_chunks(bytes_per_block)
+        .map_init(
+            || zstd::bulk::Compressor::new(spec.level),
+            |compressor, raw| {
+                let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
+                compressor.compress(raw).map_err(|e| io_error(path, &e))
+            },
+        )
+        .collect::<Result<_, GenError>>()?;
+    let mut out = BlockBytes::default();
+    for b in &blocks {
+        out.add(b);
+    }
+    out.blocks = blocks;
+    Ok(out)
+}
+
+/// A version-1 WLD table of `material` in blocks of
+/// `format::SEARCHED_WDL_BLOCK` positions.
+fn whole_spec(material: Material, rule_set: RuleSet) -> TableSpec {
+    TableSpec {
+        positions_per_block: format::SEARCHED_WDL_BLOCK,
+        ..TableSpec::new(material, rule_set, ValueKind::Wdl)
+    }
+}
+
 /// Rewrites `material`'s version-1 table at `path`, whose mirror is left
 /// out, in blocks of `format::SEARCHED_WDL_BLOCK` positions (still
 /// version 1, every value stored) where it has smaller blocks and that
@@ -232,35 +368,18 @@ fn keep_whole(path: &Path, material: Material, rule_set: RuleSet) -> Result<Comp
     if !stores_all(header) || header.positions_per_block >= format::SEARCHED_WDL_BLOCK {
         return Ok(Compaction::KeptForMirror);
     }
-    let spec = TableSpec {
-        positions_per_block: format::SEARCHED_WDL_BLOCK,
-        ..TableSpec::new(material, rule_set, ValueKind::Wdl)
-    };
     let codes = reader
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
-    let per_block = u64::from(spec.positions_per_block);
-    let bytes_per_block = (per_block / 4) as usize;
-    let blocks: Vec<Vec<u8>> = codes
-        .par_chunks(bytes_per_block)
-        .map_init(
-            || zstd::bulk::Compressor::new(spec.level),
-            |compressor, raw| {
-                let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
-                compressor.compress(raw).map_err(|e| io_error(path, &e))
-            },
-        )
-        .collect::<Result<_, GenError>>()?;
-    let index_bytes = 12 * blocks.len() as u64 + 8;
-    let after = format::HEADER_LEN as u64
-        + blocks.iter().map(|b| b.len() as u64).sum::<u64>()
-        + index_bytes;
-    if after >= before {
+    let blocks = whole_blocks(&codes, material, rule_set, path)?;
+    if blocks.file_bytes() >= before {
         return Ok(Compaction::KeptForMirror);
     }
-    let count = reader.header().position_count;
+    let spec = whole_spec(material, rule_set);
+    let per_block = u64::from(spec.positions_per_block);
+    let count = header.position_count;
     let mut writer = TableWriter::create(path, spec)?;
-    for (b, bytes) in blocks.iter().enumerate() {
+    for (b, bytes) in blocks.blocks.iter().enumerate() {
         let positions = (count - b as u64 * per_block).min(per_block);
         writer.push_compressed_block(bytes, positions)?;
     }
@@ -320,36 +439,21 @@ fn compact_table(
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
     let spec = TableSpec::searched_threats(material, rule_set);
-    let index = MaterialIndex::new(material);
-    let per_block = u64::from(spec.positions_per_block);
-    let blocks = index.count().div_ceil(per_block);
     let mut writer = TableWriter::create(path, spec)?;
     let (mut searched, mut differing) = (0, 0);
-    for first in (0..blocks).step_by(BATCH as usize) {
-        let range: Vec<u64> = (first..(first + BATCH).min(blocks)).collect();
-        let done: Vec<BlockOut> = range
-            .par_iter()
-            .map_init(
-                || zstd::bulk::Compressor::new(spec.level),
-                |compressor, &b| {
-                    let start = b * per_block;
-                    let end = (start + per_block).min(index.count());
-                    let block = fill_block(tb, &index, &codes, start, end)?;
-                    let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
-                    let bytes = compressor
-                        .compress(&block.raw)
-                        .map_err(|e| io_error(path, &e))?;
-                    Ok(BlockOut { bytes, ..block })
-                },
-            )
-            .collect::<Result<_, GenError>>()?;
-        for (block, b) in done.iter().zip(&range) {
+    each_v2_block(
+        Some(tb),
+        material,
+        &codes,
+        spec,
+        path,
+        |block, positions| {
             searched += block.searched;
             differing += block.differing;
-            let positions = (index.count() - b * per_block).min(per_block);
             writer.push_compressed_block(&block.bytes, positions)?;
-        }
-    }
+            Ok(())
+        },
+    )?;
     if differing > 0 {
         // Dropping the writer removes its temporary file.
         return Ok(Compaction::NotSearchable(differing));
@@ -363,6 +467,47 @@ fn compact_table(
         after,
         searched,
     })
+}
+
+/// Hands each block of `material`'s version-2 table (values from the
+/// version-1 stream `codes`, laid out by `spec`), compressed, to `sink` in
+/// order with its number of positions, `BATCH` blocks compressed at a
+/// time. With `check`, each searched threat is searched through it and
+/// compared with its stored value.
+fn each_v2_block(
+    check: Option<&Tablebase>,
+    material: Material,
+    codes: &[u8],
+    spec: TableSpec,
+    path: &Path,
+    mut sink: impl FnMut(&BlockOut, u64) -> Result<(), GenError>,
+) -> Result<(), GenError> {
+    let index = MaterialIndex::new(material);
+    let per_block = u64::from(spec.positions_per_block);
+    let blocks = index.count().div_ceil(per_block);
+    for first in (0..blocks).step_by(BATCH as usize) {
+        let range: Vec<u64> = (first..(first + BATCH).min(blocks)).collect();
+        let done: Vec<BlockOut> = range
+            .par_iter()
+            .map_init(
+                || zstd::bulk::Compressor::new(spec.level),
+                |compressor, &b| {
+                    let start = b * per_block;
+                    let end = (start + per_block).min(index.count());
+                    let block = fill_block(check, &index, codes, start, end)?;
+                    let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
+                    let bytes = compressor
+                        .compress(&block.raw)
+                        .map_err(|e| io_error(path, &e))?;
+                    Ok(BlockOut { bytes, ..block })
+                },
+            )
+            .collect::<Result<_, GenError>>()?;
+        for (block, b) in done.iter().zip(&range) {
+            sink(block, (index.count() - b * per_block).min(per_block))?;
+        }
+    }
+    Ok(())
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> GenError {
@@ -383,9 +528,9 @@ struct BlockOut {
 /// `start`), read from the version-1 stream `codes`: capture positions and
 /// searched threats take the code of the last position kept before them
 /// in the block (its first kept one at its start), each searched threat
-/// checked against the search that will replace it.
+/// checked against the search that will replace it where `check` is given.
 fn fill_block(
-    tb: &Tablebase,
+    check: Option<&Tablebase>,
     index: &MaterialIndex,
     codes: &[u8],
     start: u64,
@@ -402,9 +547,9 @@ fn fill_block(
             kept.push(None);
         } else if is_searched_threat(&pos, &mut moves) {
             searched += 1;
-            let legal = pos.legal_moves();
-            if tb.probe_capture(&pos, &legal)?.wdl.code() != code {
-                differing += 1;
+            if let Some(tb) = check {
+                let legal = pos.legal_moves();
+                differing += u64::from(tb.probe_capture(&pos, &legal)?.wdl.code() != code);
             }
             kept.push(None);
         } else {

@@ -198,6 +198,40 @@ enum Stored {
     Nothing,
 }
 
+/// A block of the cache: the table's id and the block's number.
+type BlockKey = (u32, u64);
+
+/// The last few blocks one search read, so that its children (most of
+/// them in two or three blocks of one table) skip the shared cache's lock
+/// and counts. Only searches keep one: a stored probe reads a single
+/// value and pays nothing for it.
+#[derive(Default)]
+struct BlockMemo {
+    blocks: [Option<(BlockKey, Arc<[u8]>)>; BlockMemo::SIZE],
+    next: usize,
+}
+
+impl BlockMemo {
+    /// Blocks kept.
+    const SIZE: usize = 4;
+
+    /// The block of `key`, if kept.
+    fn get(&self, key: BlockKey) -> Option<&[u8]> {
+        self.blocks
+            .iter()
+            .flatten()
+            .find(|(k, _)| *k == key)
+            .map(|(_, data)| &**data)
+    }
+
+    /// Keeps the block of `key` in place of the oldest (it is not kept:
+    /// [`BlockMemo::get`] missed it).
+    fn keep(&mut self, key: BlockKey, data: Arc<[u8]>) {
+        self.blocks[self.next] = Some((key, data));
+        self.next = (self.next + 1) % Self::SIZE;
+    }
+}
+
 fn slot(m: Material, kind: FileKind) -> usize {
     let material = ((m.white_men as usize * SLOT_RADIX + m.white_kings as usize) * SLOT_RADIX
         + m.black_men as usize)
@@ -474,7 +508,7 @@ impl Tablebase {
         pos: &Position,
         mode: Mode,
     ) -> Result<Option<u8>, ProbeError> {
-        match self.stored_with_flag(material, kind, pos, mode)? {
+        match self.stored_with_flag(material, kind, pos, mode, None)? {
             Some(Stored::Byte(byte, _)) => Ok(Some(byte)),
             Some(Stored::Nothing) => Err(ProbeError::Corrupted {
                 path: self.file_path(material, kind),
@@ -487,13 +521,15 @@ impl Tablebase {
     /// What `material`'s file of `kind` holds for `pos` (see [`Stored`]),
     /// read from one open table (so a file replaced meanwhile cannot mix
     /// the byte and the flags); `None` in cached-only mode when it is not
-    /// in memory.
+    /// in memory. `memo` keeps the blocks a search reads (see
+    /// [`BlockMemo`]).
     fn stored_with_flag(
         &self,
         material: Material,
         kind: FileKind,
         pos: &Position,
         mode: Mode,
+        mut memo: Option<&mut BlockMemo>,
     ) -> Result<Option<Stored>, ProbeError> {
         let table = match mode {
             Mode::Load => self.file(material, kind)?,
@@ -503,12 +539,12 @@ impl Tablebase {
                 _ => return Ok(None),
             },
         };
-        match self.stored_by(table, pos, mode) {
+        match self.stored_by(table, pos, mode, memo.as_deref_mut()) {
             Ok(stored) => Ok(stored),
             Err(Miss::Failed(e)) => Err(e),
             Err(Miss::Changed) => {
                 let fresh = self.reopen(material, kind, table)?;
-                match self.stored_by(fresh, pos, mode) {
+                match self.stored_by(fresh, pos, mode, memo) {
                     Ok(stored) => Ok(stored),
                     Err(Miss::Failed(e)) => Err(e),
                     Err(Miss::Changed) => Err(fresh.corrupted(format::FormatError::Corrupt(
@@ -520,16 +556,28 @@ impl Tablebase {
     }
 
     /// What `table` holds for `pos` (see [`Tablebase::stored_with_flag`]).
-    fn stored_by(&self, table: &Table, pos: &Position, mode: Mode) -> Result<Option<Stored>, Miss> {
+    fn stored_by(
+        &self,
+        table: &Table,
+        pos: &Position,
+        mode: Mode,
+        memo: Option<&mut BlockMemo>,
+    ) -> Result<Option<Stored>, Miss> {
         if table.from_mirror && table.decoded.get().is_none() {
             return Ok(Some(Stored::Nothing));
         }
         Ok(self
-            .stored_in(table, pos, mode)?
+            .stored_in(table, pos, mode, memo)?
             .map(|byte| Stored::Byte(byte, table.threats_searched)))
     }
 
-    fn stored_in(&self, table: &Table, pos: &Position, mode: Mode) -> Result<Option<u8>, Miss> {
+    fn stored_in(
+        &self,
+        table: &Table,
+        pos: &Position,
+        mode: Mode,
+        memo: Option<&mut BlockMemo>,
+    ) -> Result<Option<u8>, Miss> {
         let index = table.index.rank(pos);
         if let Some(all) = table.decoded.get() {
             let i = index as usize;
@@ -541,6 +589,9 @@ impl Tablebase {
         let block = index / table.per_block;
         let offset = (index % table.per_block) as usize;
         let key = (table.id, block);
+        if let Some(data) = memo.as_deref().and_then(|m| m.get(key)) {
+            return Self::byte_in(table, data, offset).map(Some);
+        }
         let data = match mode {
             Mode::CachedOnly => match self.cache.get(&key) {
                 Some(d) => d,
@@ -550,11 +601,20 @@ impl Tablebase {
                 .cache
                 .get_or_insert_with(&key, || Self::decode_block(table, block))?,
         };
+        let byte = Self::byte_in(table, &data, offset)?;
+        if let Some(memo) = memo {
+            memo.keep(key, data);
+        }
+        Ok(Some(byte))
+    }
+
+    /// The stored byte at `offset` of a decoded block of `table`.
+    fn byte_in(table: &Table, data: &[u8], offset: usize) -> Result<u8, Miss> {
         let byte = match table.kind {
-            ValueKind::Wdl => (offset / 4 < data.len()).then(|| format::wdl_code(&data, offset)),
+            ValueKind::Wdl => (offset / 4 < data.len()).then(|| format::wdl_code(data, offset)),
             ValueKind::Distance | ValueKind::Dtc => data.get(offset).copied(),
         };
-        byte.map(Some).ok_or_else(|| {
+        byte.ok_or_else(|| {
             Miss::Failed(table.corrupted(format::FormatError::Corrupt("block too short".into())))
         })
     }
@@ -644,6 +704,17 @@ impl Tablebase {
 
     /// The value of `pos` (any side to move), resolving captures by search.
     fn value(&self, pos: &Position, mode: Mode) -> Result<Option<TableValue>, ProbeError> {
+        self.value_with(pos, mode, None)
+    }
+
+    /// [`Tablebase::value`], reading blocks through `memo` where given (a
+    /// search's children: see [`BlockMemo`]).
+    fn value_with(
+        &self,
+        pos: &Position,
+        mode: Mode,
+        memo: Option<&mut BlockMemo>,
+    ) -> Result<Option<TableValue>, ProbeError> {
         if pos.pieces(pos.side_to_move()).is_empty() {
             return Ok(Some(self.no_move_value(pos)));
         }
@@ -657,7 +728,7 @@ impl Tablebase {
                 max: MAX_TABLE_PIECES,
             });
         }
-        match self.stored_with_flag(material, FileKind::Values, &normal, mode)? {
+        match self.stored_with_flag(material, FileKind::Values, &normal, mode, memo)? {
             Some(Stored::Nothing) => {
                 if !self.mirror_stores_values(material, mode)? {
                     return Ok(None);
@@ -708,8 +779,9 @@ impl Tablebase {
     ) -> Result<Option<TableValue>, ProbeError> {
         let class = Material::of(pos).counted_ending();
         let mut views = Vec::with_capacity(moves.len());
+        let mut memo = BlockMemo::default();
         for mv in moves {
-            match self.child_view(class, &pos.play(mv), mode)? {
+            match self.child_view(class, &pos.play(mv), mode, Some(&mut memo))? {
                 // Outside the counted endings no distance is kept: one
                 // move to a lost child settles it (the generator resolves
                 // many capture positions; this spares it the other moves).
@@ -747,12 +819,13 @@ impl Tablebase {
         parent: Option<CountedEnding>,
         child: &Position,
         mode: Mode,
+        memo: Option<&mut BlockMemo>,
     ) -> Result<Option<ChildView>, ProbeError> {
         if child.pieces(child.side_to_move()).is_empty() {
             return Ok(Some(ChildView::LOST));
         }
         Ok(self
-            .value(child, mode)?
+            .value_with(child, mode, memo)?
             .map(|v| child_view(self.rule_set, parent, Material::of(child), v)))
     }
 
@@ -1033,7 +1106,7 @@ impl Tablebase {
         for mv in pos.legal_moves() {
             let child = pos.play(&mv);
             let view = self
-                .child_view(class, &child, Mode::Load)?
+                .child_view(class, &child, Mode::Load, None)?
                 .expect("loading mode always answers");
             let outcome = move_outcome(self.rule_set, class, pos, plies_left, view);
             let dtc = match outcome.wdl {
