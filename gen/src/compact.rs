@@ -104,9 +104,17 @@ pub struct CompactedTable {
     pub material: Material,
     /// The file.
     pub path: PathBuf,
+    /// With [`Sides::One`], for the table of a pair weighed for leaving
+    /// out: the bits a position of it that leaving it out saves (or would
+    /// save) against both tables as version 2.
+    pub one_side_saving: Option<f64>,
     /// What happened.
     pub outcome: Compaction,
 }
+
+/// A table weighed for leaving out, with the bits a position of it that
+/// leaving it out saves (see [`CompactedTable::one_side_saving`]).
+type Weighed = (Material, f64);
 
 /// Blocks compressed at a time (in parallel).
 const BATCH: u64 = 16;
@@ -130,11 +138,14 @@ pub fn compact(
     materials.sort_by_key(|m| m.build_key());
     let tb = Tablebase::open(dir, rule_set)?;
     let mut out = Vec::with_capacity(materials.len());
+    let mut weighed = Vec::new();
     if let Sides::One { min_saving } = sides {
         for &material in &materials {
             let mirror = material.mirrored();
             if material < mirror && materials.contains(&mirror) {
-                out.extend(leave_out_one(&tb, &folder, material, rule_set, min_saving)?);
+                let (done, saving) = leave_out_one(&tb, &folder, material, rule_set, min_saving)?;
+                out.extend(done);
+                weighed.extend(saving);
             }
         }
     }
@@ -152,7 +163,13 @@ pub fn compact(
             material,
             path,
             outcome,
+            one_side_saving: None,
         });
+    }
+    for t in &mut out {
+        if let Some(&(_, bits)) = weighed.iter().find(|(m, _)| *m == t.material) {
+            t.one_side_saving = Some(bits);
+        }
     }
     out.sort_by_key(|t| t.material.build_key());
     if folder.join(format::manifest::MANIFEST).exists() {
@@ -190,30 +207,33 @@ fn stores_all(h: &Header) -> bool {
 /// are version-1 WLD tables, that saves at least `min_saving` bits a
 /// position of the table left out (see [`Sides::One`]), and every position
 /// of that table is found by a search; the outcome of each side, or
-/// nothing where the pair does not qualify.
+/// nothing where the pair does not qualify, and the table weighed for
+/// leaving out with the bits a position that saves (where weighed).
 fn leave_out_one(
     tb: &Tablebase,
     folder: &Path,
     material: Material,
     rule_set: RuleSet,
     min_saving: f64,
-) -> Result<Vec<CompactedTable>, GenError> {
+) -> Result<(Vec<CompactedTable>, Option<Weighed>), GenError> {
     let pair = [material, material.mirrored()];
     if !may_come_from_mirror(material) {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
     let paths = pair.map(|m| format::table_path(folder, m));
     let headers = [&paths[0], &paths[1]].map(|p| format::read_header(p));
     let [Ok(h0), Ok(h1)] = headers else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     };
     if !stores_all(&h0) || !stores_all(&h1) {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
     let tables = [read_table(&paths[0])?, read_table(&paths[1])?];
-    let Some(k) = side_to_leave_out(&tables, pair, &paths, rule_set, min_saving)? else {
-        return Ok(Vec::new());
-    };
+    let (k, saving) = side_to_leave_out(&tables, pair, &paths, rule_set)?;
+    let weighed = Some((pair[k], saving));
+    if saving <= 0.0 || saving < min_saving {
+        return Ok((Vec::new(), weighed));
+    }
     let (before, reader) = &tables[k];
     let differing = differing_from_search(tb, reader, pair[k], &paths[k])?;
     let outcomes = if differing > 0 {
@@ -245,32 +265,34 @@ fn leave_out_one(
         ]
     };
     let [left, kept] = outcomes;
-    Ok(vec![
+    let done = vec![
         CompactedTable {
             material: pair[k],
             path: paths[k].clone(),
             outcome: left,
+            one_side_saving: None,
         },
         CompactedTable {
             material: pair[1 - k],
             path: paths[1 - k].clone(),
             outcome: kept,
+            one_side_saving: None,
         },
-    ])
+    ];
+    Ok((done, weighed))
 }
 
-/// Which table of `pair` (version 1, read whole as `tables`) to leave
-/// out: the one whose mirror takes fewer bytes stored whole, if that saves
-/// at least `min_saving` bits a position of it against both tables as
-/// version 2 (their sizes found by writing them to memory, threats
-/// unchecked).
+/// Which table of `pair` (version 1, read whole as `tables`) would be
+/// left out: the one whose mirror takes fewer bytes stored whole; and the
+/// bits a position of it that saves against both tables as version 2
+/// (their sizes found by writing them to memory, threats unchecked;
+/// negative where it costs bytes).
 fn side_to_leave_out(
     tables: &[(u64, TableReader<Vec<u8>>); 2],
     pair: [Material; 2],
     paths: &[PathBuf; 2],
     rule_set: RuleSet,
-    min_saving: f64,
-) -> Result<Option<usize>, GenError> {
+) -> Result<(usize, f64), GenError> {
     let mut both = 0;
     let mut whole = [0; 2];
     for s in 0..2 {
@@ -293,8 +315,7 @@ fn side_to_leave_out(
     let k = usize::from(whole[0] <= whole[1]);
     let one = whole[1 - k] + format::HEADER_LEN as u64 + 8;
     let positions = tables[k].1.header().position_count.max(1);
-    let saving = (both as f64 - one as f64) * 8.0 / positions as f64;
-    Ok((one < both && saving >= min_saving).then_some(k))
+    Ok((k, (both as f64 - one as f64) * 8.0 / positions as f64))
 }
 
 /// The compressed blocks of a table about to be written, and what its

@@ -50,7 +50,13 @@ pub fn run(args: Args) -> CliResult {
     if args.json {
         let rows: Vec<_> = done
             .iter()
-            .map(|t| row_json(t.material, &t.outcome))
+            .map(|t| {
+                let mut row = row_json(t.material, &t.outcome);
+                if let Some(bits) = t.one_side_saving {
+                    row["one_side_saving_bits"] = json!(bits);
+                }
+                row
+            })
             .collect();
         println!("{}", serde_json::Value::Array(rows));
         return Ok(());
@@ -64,7 +70,15 @@ pub fn run(args: Args) -> CliResult {
         }
         // Tables kept back are always named; rewritten ones unless quiet.
         if let Some(line) = line.filter(|_| sizes.is_none() || !args.work.quiet) {
-            println!("{line}");
+            match (t.one_side_saving, &t.outcome) {
+                (Some(bits), Compaction::LeftOut { .. }) => {
+                    println!("{line} (saving {bits:.3} bits a position against version 2)")
+                }
+                (Some(bits), _) => {
+                    println!("{line}; leaving it out would save {bits:.3} bits a position")
+                }
+                (None, _) => println!("{line}"),
+            }
         }
     }
     if before > 0 {
