@@ -11,14 +11,15 @@
 //! compacted sets with every state of the draw counter its class allows,
 //! and the answers must be equal; so must each table's statistics, every
 //! compacted set must pass the forward check, and a second compaction
-//! changes nothing. A compacted folder extends like a plain one: a
+//! changes nothing. A dry run first writes nothing and foresees every
+//! outcome and size. A compacted folder extends like a plain one: a
 //! four-piece pair built on compacted tables up to 3 pieces (either way)
 //! is byte for byte the one built on plain ones.
 
 use std::path::Path;
 
 use format::{Material, MaterialIndex, RuleSet, ValueKind};
-use gen::{compact, generate, Compaction, GenOptions, Sides};
+use gen::{compact, compact_dry_run, generate, Compaction, GenOptions, Sides};
 use probe::Tablebase;
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -46,7 +47,35 @@ fn plain_set(rule_set: RuleSet, pieces: u32) -> tempfile::TempDir {
 fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::TempDir {
     let small = tempfile::tempdir().unwrap();
     copy_dir(plain, small.path());
+    let files = |dir: &Path| {
+        let folder = format::table_dir(dir, rule_set);
+        let mut all: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| {
+                let path = e.unwrap().path();
+                (
+                    path.file_name().unwrap().to_owned(),
+                    std::fs::read(path).unwrap(),
+                )
+            })
+            .collect();
+        all.sort();
+        all
+    };
+    let foreseen = compact_dry_run(small.path(), rule_set, sides).expect("dry run");
+    assert!(
+        files(plain) == files(small.path()),
+        "a dry run writes nothing"
+    );
     let done = compact(small.path(), rule_set, sides).expect("compaction");
+    // Every check passes here, so the dry run foresaw every outcome.
+    assert_eq!(foreseen.len(), done.len());
+    for (f, t) in foreseen.iter().zip(&done) {
+        assert_eq!(
+            (f.material, &f.outcome, f.one_side_saving),
+            (t.material, &t.outcome, t.one_side_saving)
+        );
+    }
     for t in &done {
         let wdl = format::value_kind(t.material, rule_set) == ValueKind::Wdl;
         let pair = format::may_come_from_mirror(t.material);

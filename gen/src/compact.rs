@@ -133,6 +133,32 @@ pub fn compact(
     rule_set: RuleSet,
     sides: Sides,
 ) -> Result<Vec<CompactedTable>, GenError> {
+    run(dir, rule_set, sides, false)
+}
+
+/// What [`compact`] would do, without its checks and writing nothing:
+/// each table's outcome with the bytes it would take if every check
+/// passed (a table that a check keeps back takes its bytes as they are).
+/// It costs what writing the tables costs, not the search of every
+/// position left out: a quick look at what a set would save.
+///
+/// # Errors
+/// A table that cannot be read.
+pub fn compact_dry_run(
+    dir: &Path,
+    rule_set: RuleSet,
+    sides: Sides,
+) -> Result<Vec<CompactedTable>, GenError> {
+    run(dir, rule_set, sides, true)
+}
+
+/// [`compact`], or with `dry_run` [`compact_dry_run`].
+fn run(
+    dir: &Path,
+    rule_set: RuleSet,
+    sides: Sides,
+    dry_run: bool,
+) -> Result<Vec<CompactedTable>, GenError> {
     let folder = format::table_dir(dir, rule_set);
     let mut materials = format::list_tables(&folder)?;
     materials.sort_by_key(|m| m.build_key());
@@ -143,7 +169,13 @@ pub fn compact(
         for &material in &materials {
             let mirror = material.mirrored();
             if material < mirror && materials.contains(&mirror) {
-                let (done, saving) = leave_out_one(&tb, &folder, material, rule_set, min_saving)?;
+                let pass = Pass {
+                    tb: &tb,
+                    folder: &folder,
+                    rule_set,
+                    dry_run,
+                };
+                let (done, saving) = leave_out_one(&pass, material, min_saving)?;
                 out.extend(done);
                 weighed.extend(saving);
             }
@@ -155,9 +187,9 @@ pub fn compact(
         }
         let path = format::table_path(&folder, material);
         let outcome = if mirror_left_out(&folder, material) {
-            keep_whole(&path, material, rule_set)?
+            keep_whole(&path, material, rule_set, dry_run)?
         } else {
-            compact_table(&tb, &path, material, rule_set)?
+            compact_table(&tb, &path, material, rule_set, dry_run)?
         };
         out.push(CompactedTable {
             material,
@@ -172,7 +204,7 @@ pub fn compact(
         }
     }
     out.sort_by_key(|t| t.material.build_key());
-    if folder.join(format::manifest::MANIFEST).exists() {
+    if !dry_run && folder.join(format::manifest::MANIFEST).exists() {
         format::manifest::write(&folder, rule_set)?;
     }
     Ok(out)
@@ -210,12 +242,16 @@ fn stores_all(h: &Header) -> bool {
 /// nothing where the pair does not qualify, and the table weighed for
 /// leaving out with the bits a position that saves (where weighed).
 fn leave_out_one(
-    tb: &Tablebase,
-    folder: &Path,
+    pass: &Pass,
     material: Material,
-    rule_set: RuleSet,
     min_saving: f64,
 ) -> Result<(Vec<CompactedTable>, Option<Weighed>), GenError> {
+    let Pass {
+        tb,
+        folder,
+        rule_set,
+        dry_run,
+    } = *pass;
     let pair = [material, material.mirrored()];
     if !may_come_from_mirror(material) {
         return Ok((Vec::new(), None));
@@ -235,8 +271,22 @@ fn leave_out_one(
         return Ok((Vec::new(), weighed));
     }
     let (before, reader) = &tables[k];
-    let differing = differing_from_search(tb, reader, pair[k], &paths[k])?;
-    let outcomes = if differing > 0 {
+    let differing = if dry_run {
+        0
+    } else {
+        differing_from_search(tb, reader, pair[k], &paths[k])?
+    };
+    let outcomes = if dry_run {
+        let after = (format::HEADER_LEN + 8) as u64;
+        let kept = keep_whole(&paths[1 - k], pair[1 - k], rule_set, true)?;
+        [
+            Compaction::LeftOut {
+                before: *before,
+                after,
+            },
+            kept,
+        ]
+    } else if differing > 0 {
         [
             Compaction::MirrorNotSearchable(differing),
             Compaction::Unchanged,
@@ -244,7 +294,7 @@ fn leave_out_one(
     } else {
         // The table kept first: a run stopped between the two leaves a
         // pair that a second run completes.
-        let kept = keep_whole(&paths[1 - k], pair[1 - k], rule_set)?;
+        let kept = keep_whole(&paths[1 - k], pair[1 - k], rule_set, false)?;
         format::write_from_mirror(
             &paths[k],
             pair[k],
@@ -280,6 +330,15 @@ fn leave_out_one(
         },
     ];
     Ok((done, weighed))
+}
+
+/// What a pass of [`compact`] works with.
+struct Pass<'a> {
+    tb: &'a Tablebase,
+    folder: &'a Path,
+    rule_set: RuleSet,
+    /// Check nothing and write nothing (see [`compact_dry_run`]).
+    dry_run: bool,
 }
 
 /// Which table of `pair` (version 1, read whole as `tables`) would be
@@ -382,8 +441,13 @@ fn whole_spec(material: Material, rule_set: RuleSet) -> TableSpec {
 /// out, in blocks of `format::SEARCHED_WDL_BLOCK` positions (still
 /// version 1, every value stored) where it has smaller blocks and that
 /// makes it smaller; [`Compaction::KeptForMirror`] where it is left as it
-/// is.
-fn keep_whole(path: &Path, material: Material, rule_set: RuleSet) -> Result<Compaction, GenError> {
+/// is. With `dry_run`, what that would give, writing nothing.
+fn keep_whole(
+    path: &Path,
+    material: Material,
+    rule_set: RuleSet,
+    dry_run: bool,
+) -> Result<Compaction, GenError> {
     let (before, reader) = read_table(path)?;
     let header = reader.header();
     if !stores_all(header) || header.positions_per_block >= format::SEARCHED_WDL_BLOCK {
@@ -395,6 +459,10 @@ fn keep_whole(path: &Path, material: Material, rule_set: RuleSet) -> Result<Comp
     let blocks = whole_blocks(&codes, material, rule_set, path)?;
     if blocks.file_bytes() >= before {
         return Ok(Compaction::KeptForMirror);
+    }
+    if dry_run {
+        let after = blocks.file_bytes();
+        return Ok(Compaction::KeptWhole { before, after });
     }
     let spec = whole_spec(material, rule_set);
     let per_block = u64::from(spec.positions_per_block);
@@ -444,12 +512,15 @@ fn differing_from_search(
         .sum()
 }
 
-/// Rewrites one table as version 2 where it can (see the module docs).
+/// Rewrites one table as version 2 where it can (see the module docs);
+/// with `dry_run`, says what that would give (threats unchecked), writing
+/// nothing.
 fn compact_table(
     tb: &Tablebase,
     path: &Path,
     material: Material,
     rule_set: RuleSet,
+    dry_run: bool,
 ) -> Result<Compaction, GenError> {
     let (before, reader) = read_table(path)?;
     let header = reader.header().clone();
@@ -460,6 +531,20 @@ fn compact_table(
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
     let spec = TableSpec::searched_threats(material, rule_set);
+    if dry_run {
+        let (mut blocks, mut searched) = (BlockBytes::default(), 0);
+        each_v2_block(None, material, &codes, spec, path, |block, _| {
+            blocks.add(&block.bytes);
+            searched += block.searched;
+            Ok(())
+        })?;
+        let after = blocks.file_bytes();
+        return Ok(Compaction::Rewritten {
+            before,
+            after,
+            searched,
+        });
+    }
     let mut writer = TableWriter::create(path, spec)?;
     let (mut searched, mut differing) = (0, 0);
     each_v2_block(

@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use format::Material;
 
-pub use compact::{compact, CompactedTable, Compaction, Sides};
+pub use compact::{compact, compact_dry_run, CompactedTable, Compaction, Sides};
 pub use plan::{
     materials_to_build, peak_memory_bytes, plan, GenError, GenOptions, Progress, SetProgress, Unit,
     UnitKind, DEFAULT_BITSET_SLICES_ABOVE, DEFAULT_SPLIT_GROUPS_ABOVE,
