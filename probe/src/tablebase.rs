@@ -589,8 +589,8 @@ impl Tablebase {
         let block = index / table.per_block;
         let offset = (index % table.per_block) as usize;
         let key = (table.id, block);
-        if let Some(data) = memo.as_deref().and_then(|m| m.get(key)) {
-            return Self::byte_in(table, data, offset).map(Some);
+        if let Some(memo) = memo {
+            return self.stored_through(memo, table, key, offset, mode);
         }
         let data = match mode {
             Mode::CachedOnly => match self.cache.get(&key) {
@@ -601,10 +601,34 @@ impl Tablebase {
                 .cache
                 .get_or_insert_with(&key, || Self::decode_block(table, block))?,
         };
-        let byte = Self::byte_in(table, &data, offset)?;
-        if let Some(memo) = memo {
-            memo.keep(key, data);
+        Self::byte_in(table, &data, offset).map(Some)
+    }
+
+    /// [`Tablebase::stored_in`] for block `key` of a search, read from
+    /// `memo` where it holds it, else from the cache and kept there.
+    #[inline(never)]
+    fn stored_through(
+        &self,
+        memo: &mut BlockMemo,
+        table: &Table,
+        key: BlockKey,
+        offset: usize,
+        mode: Mode,
+    ) -> Result<Option<u8>, Miss> {
+        if let Some(data) = memo.get(key) {
+            return Self::byte_in(table, data, offset).map(Some);
         }
+        let data = match mode {
+            Mode::CachedOnly => match self.cache.get(&key) {
+                Some(d) => d,
+                None => return Ok(None),
+            },
+            Mode::Load => self
+                .cache
+                .get_or_insert_with(&key, || Self::decode_block(table, key.1))?,
+        };
+        let byte = Self::byte_in(table, &data, offset)?;
+        memo.keep(key, data);
         Ok(Some(byte))
     }
 
@@ -703,6 +727,7 @@ impl Tablebase {
     }
 
     /// The value of `pos` (any side to move), resolving captures by search.
+    #[inline]
     fn value(&self, pos: &Position, mode: Mode) -> Result<Option<TableValue>, ProbeError> {
         self.value_with(pos, mode, None)
     }
