@@ -43,8 +43,9 @@ pub enum Compaction {
         before: u64,
         /// Bytes after.
         after: u64,
-        /// Threat positions left to the search.
-        searched: u64,
+        /// Threat positions left to the search (counted only where each
+        /// was checked: `None` in a dry run or a build).
+        searched: Option<u64>,
     },
     /// Left as it is: a distance table, or already version 2.
     Unchanged,
@@ -532,17 +533,16 @@ fn compact_table(
         .map_err(|e| GenError::in_file(path, e))?;
     let spec = TableSpec::searched_threats(material, rule_set);
     if dry_run {
-        let (mut blocks, mut searched) = (BlockBytes::default(), 0);
+        let mut blocks = BlockBytes::default();
         each_v2_block(None, material, &codes, spec, path, |block, _| {
             blocks.add(&block.bytes);
-            searched += block.searched;
             Ok(())
         })?;
         let after = blocks.file_bytes();
         return Ok(Compaction::Rewritten {
             before,
             after,
-            searched,
+            searched: None,
         });
     }
     let mut writer = TableWriter::create(path, spec)?;
@@ -571,7 +571,7 @@ fn compact_table(
     Ok(Compaction::Rewritten {
         before,
         after,
-        searched,
+        searched: Some(searched),
     })
 }
 
@@ -630,11 +630,25 @@ struct BlockOut {
     differing: u64,
 }
 
+/// A version-1 stream of codes, read as the source of version-2 blocks
+/// (capture positions are not marked: they are found where it matters).
+struct V1Codes<'a>(&'a [u8]);
+
+impl crate::fill::BlockSource for V1Codes<'_> {
+    fn code(&self, i: u64) -> u8 {
+        format::wdl_code(self.0, i as usize)
+    }
+
+    fn marked_capture(&self, _: u64) -> bool {
+        false
+    }
+}
+
 /// The packed codes of positions `start..end` (a multiple of 4 from
-/// `start`), read from the version-1 stream `codes`: capture positions and
-/// searched threats take the code of the last position kept before them
-/// in the block (its first kept one at its start), each searched threat
-/// checked against the search that will replace it where `check` is given.
+/// `start`), read from the version-1 stream `codes`, as version 2 stores
+/// them (`crate::fill`). With `check`, every searched threat is counted
+/// and searched, and the search compared with its stored value; without,
+/// the fill is lazy and counts nothing.
 fn fill_block(
     check: Option<&Tablebase>,
     index: &MaterialIndex,
@@ -642,32 +656,26 @@ fn fill_block(
     start: u64,
     end: u64,
 ) -> Result<BlockOut, GenError> {
+    let raw = crate::fill::searched_block(index, &V1Codes(codes), start, end);
+    let Some(tb) = check else {
+        return Ok(BlockOut {
+            raw,
+            bytes: Vec::new(),
+            searched: 0,
+            differing: 0,
+        });
+    };
     let mut cursor = UnrankCursor::default();
     let mut moves = Vec::new();
-    let mut kept: Vec<Option<u8>> = Vec::with_capacity((end - start) as usize);
     let (mut searched, mut differing) = (0, 0);
     for i in start..end {
         let pos = index.unrank_with(i, &mut cursor);
-        let code = format::wdl_code(codes, i as usize);
-        if pos.has_capture() {
-            kept.push(None);
-        } else if is_searched_threat(&pos, &mut moves) {
+        if !pos.has_capture() && is_searched_threat(&pos, &mut moves) {
             searched += 1;
-            if let Some(tb) = check {
-                let legal = pos.legal_moves();
-                differing += u64::from(tb.probe_capture(&pos, &legal)?.wdl.code() != code);
-            }
-            kept.push(None);
-        } else {
-            kept.push(Some(code));
+            let legal = pos.legal_moves();
+            let code = format::wdl_code(codes, i as usize);
+            differing += u64::from(tb.probe_capture(&pos, &legal)?.wdl.code() != code);
         }
-    }
-    let mut last = kept.iter().flatten().next().copied().unwrap_or(1);
-    let mut raw = vec![0u8; kept.len().div_ceil(4)];
-    for (j, code) in kept.iter().enumerate() {
-        let code = code.unwrap_or(last);
-        last = code;
-        raw[j / 4] |= code << (2 * (j % 4));
     }
     Ok(BlockOut {
         raw,

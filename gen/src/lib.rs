@@ -20,6 +20,7 @@
 mod compact;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+mod fill;
 mod solvers;
 mod tables;
 mod unit;

@@ -125,8 +125,11 @@ fn report(t: &CompactedTable) -> (Option<(u64, u64)>, Option<String>) {
         } => (
             Some((before, after)),
             Some(format!(
-                "{m}: {before} -> {after} bytes ({:.3}x), {searched} threat positions searched",
-                after as f64 / before as f64
+                "{m}: {before} -> {after} bytes ({:.3}x){}",
+                after as f64 / before as f64,
+                searched.map_or(String::new(), |n| format!(
+                    ", {n} threat positions searched"
+                ))
             )),
         ),
         Compaction::LeftOut { before, after } => (

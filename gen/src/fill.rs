@@ -1,0 +1,150 @@
+//! The codes a version-2 WLD table stores in one block: capture positions
+//! and searched threats (`format::is_searched_threat`) are "don't care",
+//! and each takes the code of the last position kept before it in the
+//! block (the first kept one at the block's start), which lengthens the
+//! runs around it.
+//!
+//! The rule is applied lazily: a position whose code is the one the fill
+//! would give it anyway is written as it is, without asking whether it is
+//! a threat (the answer could not change the block). Only where the code
+//! changes is the position built and tested. Values change rarely in
+//! index order, so this tests a few positions in a hundred instead of all
+//! of them; the block is byte for byte the one [`eager_block`] writes,
+//! which tests every position (a test compares them on every table up to
+//! four pieces).
+
+use format::{is_searched_threat, MaterialIndex, UnrankCursor};
+use rules::Move;
+
+/// Where a block's codes come from: position `i`'s code, and whether the
+/// solver marked it as a capture position (`false` where it is not known:
+/// the position is then tested when its code matters).
+pub(crate) trait BlockSource {
+    /// Position `i`'s code.
+    fn code(&self, i: u64) -> u8;
+    /// Whether position `i` is known to be a capture position.
+    fn marked_capture(&self, i: u64) -> bool;
+}
+
+/// Whether position `i` of `index` is stored ("kept") by a version-2 WLD
+/// table: not a capture position, not a searched threat.
+fn kept(index: &MaterialIndex, i: u64, moves: &mut Vec<Move>) -> bool {
+    let pos = index.unrank(i);
+    !pos.has_capture() && !is_searched_threat(&pos, moves)
+}
+
+/// The packed codes (2 bits a position, position `start + j` in bits
+/// `2j, 2j + 1`) of positions `start..end` of `index`'s table as version
+/// 2 stores them (see the module docs).
+pub(crate) fn searched_block(
+    index: &MaterialIndex,
+    source: &impl BlockSource,
+    start: u64,
+    end: u64,
+) -> Vec<u8> {
+    let mut moves = Vec::new();
+    let mut raw = vec![0u8; (end - start).div_ceil(4) as usize];
+    let first_kept = (start..end)
+        .find(|&i| !source.marked_capture(i) && kept(index, i, &mut moves))
+        .unwrap_or(end);
+    let first_code = if first_kept < end {
+        source.code(first_kept)
+    } else {
+        1
+    };
+    // The positions before the first kept one take its code.
+    for i in start..first_kept {
+        let j = (i - start) as usize;
+        raw[j / 4] |= first_code << (2 * (j % 4));
+    }
+    let mut last = first_code;
+    for i in first_kept..end {
+        let code = source.code(i);
+        if code != last && !source.marked_capture(i) && kept(index, i, &mut moves) {
+            last = code;
+        }
+        let j = (i - start) as usize;
+        raw[j / 4] |= last << (2 * (j % 4));
+    }
+    raw
+}
+
+/// [`searched_block`] written out as its definition: every position
+/// tested. The reference the lazy one is checked against.
+pub(crate) fn eager_block(
+    index: &MaterialIndex,
+    source: &impl BlockSource,
+    start: u64,
+    end: u64,
+) -> Vec<u8> {
+    let mut cursor = UnrankCursor::default();
+    let mut moves = Vec::new();
+    let kept: Vec<Option<u8>> = (start..end)
+        .map(|i| {
+            let pos = index.unrank_with(i, &mut cursor);
+            let stored = !source.marked_capture(i)
+                && !pos.has_capture()
+                && !is_searched_threat(&pos, &mut moves);
+            stored.then(|| source.code(i))
+        })
+        .collect();
+    let mut last = kept.iter().flatten().next().copied().unwrap_or(1);
+    let mut raw = vec![0u8; kept.len().div_ceil(4)];
+    for (j, code) in kept.iter().enumerate() {
+        let code = code.unwrap_or(last);
+        last = code;
+        raw[j / 4] |= code << (2 * (j % 4));
+    }
+    raw
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Codes in runs of pseudo-random lengths, some positions marked as
+    /// captures (rightly or not: the fill must agree either way).
+    struct Runs {
+        seed: u64,
+    }
+
+    impl Runs {
+        fn hash(&self, i: u64) -> u64 {
+            let mut x = (i ^ self.seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            x ^= x >> 29;
+            x.wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (x >> 32)
+        }
+    }
+
+    impl BlockSource for Runs {
+        fn code(&self, i: u64) -> u8 {
+            (self.hash(i / 7) % 3) as u8
+        }
+
+        fn marked_capture(&self, i: u64) -> bool {
+            self.hash(i.wrapping_add(1 << 40)) % 11 == 0
+        }
+    }
+
+    #[test]
+    fn the_lazy_fill_writes_the_blocks_of_the_eager_one() {
+        for name in ["KM-M", "KK-MM", "KMM-K", "MM-KM", "KK-K"] {
+            let index = MaterialIndex::new(name.parse().expect("material"));
+            for seed in 0..3 {
+                let source = Runs { seed };
+                for block in [64, 1000, 4096] {
+                    let mut start = 0;
+                    while start < index.count() {
+                        let end = (start + block).min(index.count());
+                        assert_eq!(
+                            searched_block(&index, &source, start, end),
+                            eager_block(&index, &source, start, end),
+                            "{name} {seed} {start}..{end}"
+                        );
+                        start = end;
+                    }
+                }
+            }
+        }
+    }
+}
