@@ -122,7 +122,7 @@ mod tests {
         }
 
         fn marked_capture(&self, i: u64) -> bool {
-            self.hash(i.wrapping_add(1 << 40)) % 11 == 0
+            self.hash(i.wrapping_add(1 << 40)).is_multiple_of(11)
         }
     }
 
