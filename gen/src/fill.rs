@@ -13,7 +13,7 @@
 //! which tests every position (a test compares them on every table up to
 //! four pieces).
 
-use format::{is_searched_threat, MaterialIndex, UnrankCursor};
+use format::{is_searched_threat, MaterialIndex};
 use rules::Move;
 
 /// Where a block's codes come from: position `i`'s code, and whether the
@@ -71,13 +71,14 @@ pub(crate) fn searched_block(
 
 /// [`searched_block`] written out as its definition: every position
 /// tested. The reference the lazy one is checked against.
+#[cfg(test)]
 pub(crate) fn eager_block(
     index: &MaterialIndex,
     source: &impl BlockSource,
     start: u64,
     end: u64,
 ) -> Vec<u8> {
-    let mut cursor = UnrankCursor::default();
+    let mut cursor = format::UnrankCursor::default();
     let mut moves = Vec::new();
     let kept: Vec<Option<u8>> = (start..end)
         .map(|i| {
