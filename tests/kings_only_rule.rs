@@ -515,3 +515,69 @@ fn the_rule_bites_at_four_pieces_diagonal() {
 fn the_rule_bites_at_four_pieces_with_a_man_diagonal() {
     rule_bites(RuleSet::FmjdDiagonal, &["KK-KM"], 6);
 }
+
+/// A compacting build (`GenOptions::compact`) writes a pair compacted only
+/// where its solve proves a one-ply search exact: at a lowered limit, the
+/// pairs whose longest distance to conversion reaches it stay version 1,
+/// and the set answers every position as a plain build at that limit.
+/// The proof is not idle: a checked `compact` of the plain set finds a
+/// search that differs in some pair the build kept, and none in a pair it
+/// compacted.
+#[test]
+fn a_compacting_build_compacts_only_what_its_solve_proves() {
+    let _one_build = LIMIT_SWITCH.lock().unwrap_or_else(|e| e.into_inner());
+    let (rule_set, names, limit) = (RuleSet::Fmjd, ["KK-KM"], 6);
+    let plain = tempfile::tempdir().unwrap();
+    build(plain.path(), rule_set, &names, Some(limit), false);
+    let small = tempfile::tempdir().unwrap();
+    let mut options = GenOptions::new(small.path(), rule_set, 0);
+    options.materials = names.iter().map(|m| m.parse().unwrap()).collect();
+    options.compact = Some(gen::Sides::SMALLER_ONLY);
+    gen::fault::lower_kings_only_limit(Some(limit));
+    let report = generate(&options);
+    gen::fault::lower_kings_only_limit(None);
+    let report = report.unwrap();
+    assert!(!report.not_compacted.is_empty(), "every pair was compacted");
+    let compacted: Vec<Material> = report
+        .compacted
+        .iter()
+        .filter(|t| !matches!(t.outcome, gen::Compaction::Unchanged))
+        .map(|t| t.material)
+        .collect();
+    assert!(!compacted.is_empty(), "no pair was compacted");
+    let (a, b) = (
+        Tablebase::open(plain.path(), rule_set).unwrap(),
+        Tablebase::open(small.path(), rule_set).unwrap(),
+    );
+    for m in closure(&names) {
+        let index = format::MaterialIndex::new(m);
+        (0..index.count()).into_par_iter().for_each(|i| {
+            let pos = index.unrank(i);
+            assert_eq!(
+                a.probe_wdl(&pos, None).unwrap(),
+                b.probe_wdl(&pos, None).unwrap(),
+                "{m} position {i} ({pos})"
+            );
+        });
+    }
+    drop((a, b));
+    let checked = gen::compact(plain.path(), rule_set, gen::Sides::SMALLER_ONLY).unwrap();
+    let refused = |t: &&gen::CompactedTable| {
+        matches!(
+            t.outcome,
+            gen::Compaction::NotSearchable(_) | gen::Compaction::MirrorNotSearchable(_)
+        )
+    };
+    let pair_of = |m: Material| [m, m.mirrored()].into_iter().min().unwrap();
+    for t in checked.iter().filter(refused) {
+        assert!(
+            report.not_compacted.contains(&pair_of(t.material)),
+            "{}: compacted, yet its search differs",
+            t.material
+        );
+    }
+    assert!(
+        checked.iter().any(|t| refused(&t)),
+        "no search differs at limit {limit}: the test proves nothing"
+    );
+}

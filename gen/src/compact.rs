@@ -18,9 +18,18 @@
 //! by pair, by the bytes it saves against both tables as version 2, in
 //! bits a position of the table left out (a probe of that table costs a
 //! search, about 15 times a stored probe): so the pairs where one side
-//! compresses far better than the other go first. Before a table is left
-//! out, every one of its positions is searched and compared with its
-//! stored value (all or nothing, as above).
+//! compresses far better than the other go first. The table weighed for
+//! leaving out is the larger file of the two. Before a table is left out,
+//! every one of its positions is searched and compared with its stored
+//! value (all or nothing, as above).
+//!
+//! A build that compacts (`GenOptions::compact`) calls
+//! [`compact_built_pair`] for each pair it wrote, without those searches:
+//! there the solver has proved them exact
+//! (`crate::solvers::kings_only::search_is_exact`). Either way each table
+//! is compressed once for each form it may take (version 2; whole, in
+//! larger blocks, for the table kept of a pair weighed), and the form
+//! chosen is written from those blocks.
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +41,7 @@ use probe::generator::GeneratorHooks;
 use probe::Tablebase;
 use rayon::prelude::*;
 
+pub use plan::Sides;
 use plan::GenError;
 
 /// What [`compact`] did to one table.
@@ -76,28 +86,6 @@ pub enum Compaction {
     MirrorNotSearchable(u64),
 }
 
-/// Which sides of a pair of mirror materials keep a table.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Sides {
-    /// Both (each rewritten as version 2 where it can be).
-    Both,
-    /// One table of a pair, the other left to a one-ply search over it
-    /// (see the module docs), where that saves at least `min_saving` bits
-    /// a position of the table left out against keeping both as version
-    /// 2; both as version 2 elsewhere. The table left out is the one
-    /// whose mirror, stored whole, takes fewer bytes.
-    One {
-        /// Bits a position of the table left out, at least; 0 leaves one
-        /// side out wherever that makes the pair any smaller.
-        min_saving: f64,
-    },
-}
-
-impl Sides {
-    /// One side of every pair where that makes the pair smaller.
-    pub const SMALLER_ONLY: Sides = Sides::One { min_saving: 0.0 };
-}
-
 /// One table's outcome.
 #[derive(Clone, Debug)]
 pub struct CompactedTable {
@@ -112,13 +100,6 @@ pub struct CompactedTable {
     /// What happened.
     pub outcome: Compaction,
 }
-
-/// A table weighed for leaving out, with the bits a position of it that
-/// leaving it out saves (see [`CompactedTable::one_side_saving`]).
-type Weighed = (Material, f64);
-
-/// Blocks compressed at a time (in parallel).
-const BATCH: u64 = 16;
 
 /// Rewrites every WLD table of `rule_set` under `dir` (which holds one
 /// folder per rule set) as version 2, smallest first, after leaving out
@@ -153,6 +134,32 @@ pub fn compact_dry_run(
     run(dir, rule_set, sides, true)
 }
 
+/// How a pass goes: with its checks (each value a search will replace is
+/// searched through the tables first), trusting the values (a build whose
+/// solver proved the search exact), or writing nothing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Checked,
+    Trusted,
+    DryRun,
+}
+
+/// What a pass works with.
+struct Pass<'a> {
+    /// The tables searches are checked against (in [`Mode::Checked`]).
+    check: Option<&'a Tablebase>,
+    folder: &'a Path,
+    rule_set: RuleSet,
+    mode: Mode,
+}
+
+impl Pass<'_> {
+    /// Whether the pass writes files.
+    fn writes(&self) -> bool {
+        self.mode != Mode::DryRun
+    }
+}
+
 /// [`compact`], or with `dry_run` [`compact_dry_run`].
 fn run(
     dir: &Path,
@@ -163,50 +170,95 @@ fn run(
     let folder = format::table_dir(dir, rule_set);
     let mut materials = format::list_tables(&folder)?;
     materials.sort_by_key(|m| m.build_key());
-    let tb = Tablebase::open(dir, rule_set)?;
+    let tb = if dry_run {
+        None
+    } else {
+        Some(Tablebase::open(dir, rule_set)?)
+    };
+    let pass = Pass {
+        check: tb.as_ref(),
+        folder: &folder,
+        rule_set,
+        mode: if dry_run { Mode::DryRun } else { Mode::Checked },
+    };
     let mut out = Vec::with_capacity(materials.len());
-    let mut weighed = Vec::new();
-    if let Sides::One { min_saving } = sides {
-        for &material in &materials {
-            let mirror = material.mirrored();
-            if material < mirror && materials.contains(&mirror) {
-                let pass = Pass {
-                    tb: &tb,
-                    folder: &folder,
-                    rule_set,
-                    dry_run,
-                };
-                let (done, saving) = leave_out_one(&pass, material, min_saving)?;
-                out.extend(done);
-                weighed.extend(saving);
-            }
-        }
-    }
-    for material in materials {
-        if out.iter().any(|t| t.material == material) {
-            continue;
-        }
-        let path = format::table_path(&folder, material);
-        let outcome = if mirror_left_out(&folder, material) {
-            keep_whole(&path, material, rule_set, dry_run)?
+    for &material in &materials {
+        let mirror = material.mirrored();
+        let pair = if mirror == material || !materials.contains(&mirror) {
+            vec![material]
+        } else if material < mirror {
+            vec![material, mirror]
         } else {
-            compact_table(&tb, &path, material, rule_set, dry_run)?
+            continue;
         };
-        out.push(CompactedTable {
-            material,
-            path,
-            outcome,
-            one_side_saving: None,
-        });
-    }
-    for t in &mut out {
-        if let Some(&(_, bits)) = weighed.iter().find(|(m, _)| *m == t.material) {
-            t.one_side_saving = Some(bits);
-        }
+        out.extend(compact_pair(&pass, &pair, sides)?);
     }
     out.sort_by_key(|t| t.material.build_key());
     if !dry_run && folder.join(format::manifest::MANIFEST).exists() {
         format::manifest::write(&folder, rule_set)?;
+    }
+    Ok(out)
+}
+
+/// Compacts the tables of `pair` (a material and its mirror, or a
+/// symmetric material) that a build has just written to `folder`, as
+/// [`compact`] does but without its checks: the solver proved that a
+/// one-ply search gives every stored value
+/// (`crate::solvers::kings_only::search_is_exact`).
+pub(crate) fn compact_built_pair(
+    folder: &Path,
+    pair: Material,
+    rule_set: RuleSet,
+    sides: Sides,
+) -> Result<Vec<CompactedTable>, GenError> {
+    let pass = Pass {
+        check: None,
+        folder,
+        rule_set,
+        mode: Mode::Trusted,
+    };
+    let materials = if pair.is_symmetric() {
+        vec![pair]
+    } else {
+        vec![pair, pair.mirrored()]
+    };
+    compact_pair(&pass, &materials, sides)
+}
+
+/// Compacts the tables of `pair` (a material, or a material and its
+/// mirror): one side left out where `sides` asks for it and it pays (see
+/// [`Sides`]), every other table rewritten as version 2 where it can be.
+fn compact_pair(
+    pass: &Pass,
+    pair: &[Material],
+    sides: Sides,
+) -> Result<Vec<CompactedTable>, GenError> {
+    let mut v2: Vec<Option<BlockBytes>> = pair.iter().map(|_| None).collect();
+    let mut weighed_out = None;
+    if let (Sides::One { min_saving }, &[a, b]) = (sides, pair) {
+        if let Some(w) = weigh_pair(pass, [a, b])? {
+            if w.saving > 0.0 && w.saving >= min_saving {
+                return leave_out(pass, w);
+            }
+            weighed_out = Some((w.k, w.saving));
+            v2 = w.v2.map(Some).into();
+        }
+    }
+    let mut out = Vec::with_capacity(pair.len());
+    for (s, &material) in pair.iter().enumerate() {
+        let path = format::table_path(pass.folder, material);
+        let outcome = if mirror_left_out(pass.folder, material) {
+            keep_whole(pass, &path, material)?
+        } else {
+            compact_table(pass, &path, material, v2[s].take())?
+        };
+        let one_side_saving = weighed_out.filter(|&(k, _)| k == s).map(|(_, bits)| bits);
+        out.push(CompactedTable {
+            material,
+            path,
+            outcome,
+            one_side_saving,
+        });
     }
     Ok(out)
 }
@@ -236,58 +288,85 @@ fn stores_all(h: &Header) -> bool {
     h.value_kind == ValueKind::Wdl && !h.threats_searched && !h.from_mirror
 }
 
-/// Leaves out one table of the pair `material` and its mirror where both
-/// are version-1 WLD tables, that saves at least `min_saving` bits a
-/// position of the table left out (see [`Sides::One`]), and every position
-/// of that table is found by a search; the outcome of each side, or
-/// nothing where the pair does not qualify, and the table weighed for
-/// leaving out with the bits a position that saves (where weighed).
-fn leave_out_one(
-    pass: &Pass,
-    material: Material,
-    min_saving: f64,
-) -> Result<(Vec<CompactedTable>, Option<Weighed>), GenError> {
-    let Pass {
-        tb,
-        folder,
-        rule_set,
-        dry_run,
-    } = *pass;
-    let pair = [material, material.mirrored()];
-    if !may_come_from_mirror(material) {
-        return Ok((Vec::new(), None));
+/// A pair of version-1 tables weighed for leaving one out: everything
+/// either outcome writes, so that nothing is compressed twice.
+struct Weighed {
+    pair: [Material; 2],
+    paths: [PathBuf; 2],
+    /// Bytes of each file as it is.
+    before: [u64; 2],
+    /// Statistics of each table.
+    stats: [format::TableStats; 2],
+    /// The values of the side that would be left out (a version-1 stream).
+    codes_out: Vec<u8>,
+    /// The side that would be left out: the larger file (the mirror where
+    /// they are equal).
+    k: usize,
+    /// Both tables as version 2.
+    v2: [BlockBytes; 2],
+    /// The other table whole, in blocks of `format::SEARCHED_WDL_BLOCK`
+    /// positions.
+    kept_whole: BlockBytes,
+    /// The bits a position of table `k` that leaving it out saves against
+    /// both tables as version 2 (negative where it costs).
+    saving: f64,
+}
+
+/// Weighs `pair` for leaving one table out (see [`Weighed`]); `None`
+/// where it cannot be: a pair that may not, or whose tables are not both
+/// version-1 WLD tables storing every value.
+fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenError> {
+    if !may_come_from_mirror(pair[0]) {
+        return Ok(None);
     }
-    let paths = pair.map(|m| format::table_path(folder, m));
-    let headers = [&paths[0], &paths[1]].map(|p| format::read_header(p));
-    let [Ok(h0), Ok(h1)] = headers else {
-        return Ok((Vec::new(), None));
+    let paths = pair.map(|m| format::table_path(pass.folder, m));
+    let [Ok(h0), Ok(h1)] = [&paths[0], &paths[1]].map(|p| format::read_header(p)) else {
+        return Ok(None);
     };
     if !stores_all(&h0) || !stores_all(&h1) {
-        return Ok((Vec::new(), None));
+        return Ok(None);
     }
-    let tables = [read_table(&paths[0])?, read_table(&paths[1])?];
-    let (k, saving) = side_to_leave_out(&tables, pair, &paths, rule_set)?;
-    let weighed = Some((pair[k], saving));
-    if saving <= 0.0 || saving < min_saving {
-        return Ok((Vec::new(), weighed));
+    let mut before = [0; 2];
+    let mut codes = [Vec::new(), Vec::new()];
+    for s in 0..2 {
+        let (bytes, reader) = read_table(&paths[s])?;
+        before[s] = bytes;
+        codes[s] = reader
+            .decode_all_raw()
+            .map_err(|e| GenError::in_file(&paths[s], e))?;
     }
-    let (before, reader) = &tables[k];
-    let differing = if dry_run {
-        0
-    } else {
-        differing_from_search(tb, reader, pair[k], &paths[k])?
+    let k = usize::from(before[1] >= before[0]);
+    let v2 = [0, 1].map(|s| v2_blocks(pair[s], &codes[s], pass.rule_set, &paths[s]));
+    let [v2_0, v2_1] = v2;
+    let v2 = [v2_0?, v2_1?];
+    let kept_whole = whole_blocks(&codes[1 - k], pair[1 - k], pass.rule_set, &paths[1 - k])?;
+    let both = v2[0].file_bytes() + v2[1].file_bytes();
+    let one = kept_whole.file_bytes().min(before[1 - k]) + format::HEADER_LEN as u64 + 8;
+    let positions = [&h0, &h1][k].position_count.max(1);
+    let [c0, c1] = codes;
+    Ok(Some(Weighed {
+        pair,
+        paths,
+        before,
+        stats: [h0.stats, h1.stats],
+        codes_out: if k == 0 { c0 } else { c1 },
+        k,
+        v2,
+        kept_whole,
+        saving: (both as f64 - one as f64) * 8.0 / positions as f64,
+    }))
+}
+
+/// Leaves out table `w.k` of a weighed pair, keeping the other whole,
+/// once (with checks) every position of it is found by the search; the
+/// outcome of each side.
+fn leave_out(pass: &Pass, w: Weighed) -> Result<Vec<CompactedTable>, GenError> {
+    let (k, kept) = (w.k, 1 - w.k);
+    let differing = match pass.check {
+        Some(tb) => differing_from_search(tb, &w.codes_out, w.pair[k])?,
+        None => 0,
     };
-    let outcomes = if dry_run {
-        let after = (format::HEADER_LEN + 8) as u64;
-        let kept = keep_whole(&paths[1 - k], pair[1 - k], rule_set, true)?;
-        [
-            Compaction::LeftOut {
-                before: *before,
-                after,
-            },
-            kept,
-        ]
-    } else if differing > 0 {
+    let outcomes = if differing > 0 {
         [
             Compaction::MirrorNotSearchable(differing),
             Compaction::Unchanged,
@@ -295,87 +374,45 @@ fn leave_out_one(
     } else {
         // The table kept first: a run stopped between the two leaves a
         // pair that a second run completes.
-        let kept = keep_whole(&paths[1 - k], pair[1 - k], rule_set, false)?;
-        format::write_from_mirror(
-            &paths[k],
-            pair[k],
-            rule_set,
-            ValueKind::Wdl,
-            reader.header().stats,
-        )
-        .map_err(|e| GenError::in_file(&paths[k], e))?;
-        let after = std::fs::metadata(&paths[k])
-            .map_err(|e| GenError::io(&paths[k], e))?
-            .len();
-        [
-            Compaction::LeftOut {
-                before: *before,
-                after,
-            },
-            kept,
-        ]
+        let kept_outcome = write_whole(
+            pass,
+            &w.paths[kept],
+            w.pair[kept],
+            (w.before[kept], w.stats[kept]),
+            &w.kept_whole,
+        )?;
+        let after = if pass.writes() {
+            let path = &w.paths[k];
+            format::write_from_mirror(path, w.pair[k], pass.rule_set, ValueKind::Wdl, w.stats[k])
+                .map_err(|e| GenError::in_file(path, e))?;
+            file_len(path)?
+        } else {
+            (format::HEADER_LEN + 8) as u64
+        };
+        let before = w.before[k];
+        [Compaction::LeftOut { before, after }, kept_outcome]
     };
-    let [left, kept] = outcomes;
-    let done = vec![
+    let [left, kept_outcome] = outcomes;
+    Ok(vec![
         CompactedTable {
-            material: pair[k],
-            path: paths[k].clone(),
+            material: w.pair[k],
+            path: w.paths[k].clone(),
             outcome: left,
-            one_side_saving: None,
+            one_side_saving: Some(w.saving),
         },
         CompactedTable {
-            material: pair[1 - k],
-            path: paths[1 - k].clone(),
-            outcome: kept,
+            material: w.pair[kept],
+            path: w.paths[kept].clone(),
+            outcome: kept_outcome,
             one_side_saving: None,
         },
-    ];
-    Ok((done, weighed))
+    ])
 }
 
-/// What a pass of [`compact`] works with.
-struct Pass<'a> {
-    tb: &'a Tablebase,
-    folder: &'a Path,
-    rule_set: RuleSet,
-    /// Check nothing and write nothing (see [`compact_dry_run`]).
-    dry_run: bool,
-}
-
-/// Which table of `pair` (version 1, read whole as `tables`) would be
-/// left out: the one whose mirror takes fewer bytes stored whole; and the
-/// bits a position of it that saves against both tables as version 2
-/// (their sizes found by writing them to memory, threats unchecked;
-/// negative where it costs bytes).
-fn side_to_leave_out(
-    tables: &[(u64, TableReader<Vec<u8>>); 2],
-    pair: [Material; 2],
-    paths: &[PathBuf; 2],
-    rule_set: RuleSet,
-) -> Result<(usize, f64), GenError> {
-    let mut both = 0;
-    let mut whole = [0; 2];
-    for s in 0..2 {
-        let (bytes, reader) = &tables[s];
-        let codes = reader
-            .decode_all_raw()
-            .map_err(|e| GenError::in_file(&paths[s], e))?;
-        let spec = TableSpec::searched_threats(pair[s], rule_set);
-        let mut blocks = BlockBytes::default();
-        each_v2_block(None, pair[s], &codes, spec, &paths[s], |b, _| {
-            blocks.add(&b.bytes);
-            Ok(())
-        })?;
-        both += blocks.file_bytes();
-        whole[s] = whole_blocks(&codes, pair[s], rule_set, &paths[s])?
-            .file_bytes()
-            .min(*bytes);
-    }
-    // Leaving out side k keeps its mirror whole.
-    let k = usize::from(whole[0] <= whole[1]);
-    let one = whole[1 - k] + format::HEADER_LEN as u64 + 8;
-    let positions = tables[k].1.header().position_count.max(1);
-    Ok((k, (both as f64 - one as f64) * 8.0 / positions as f64))
+fn file_len(path: &Path) -> Result<u64, GenError> {
+    Ok(std::fs::metadata(path)
+        .map_err(|e| GenError::io(path, e))?
+        .len())
 }
 
 /// The compressed blocks of a table about to be written, and what its
@@ -384,21 +421,57 @@ fn side_to_leave_out(
 struct BlockBytes {
     blocks: Vec<Vec<u8>>,
     payload: u64,
-    count: u64,
 }
 
 impl BlockBytes {
-    /// Counts a block without keeping it.
-    fn add(&mut self, block: &[u8]) {
-        self.payload += block.len() as u64;
-        self.count += 1;
+    /// Blocks in order.
+    fn new(blocks: Vec<Vec<u8>>) -> BlockBytes {
+        let payload = blocks.iter().map(|b| b.len() as u64).sum();
+        BlockBytes { blocks, payload }
     }
 
     /// Bytes of the file: header, blocks, and the block index (an offset
     /// a block and one more, a CRC a block).
     fn file_bytes(&self) -> u64 {
-        format::HEADER_LEN as u64 + self.payload + 12 * self.count + 8
+        format::HEADER_LEN as u64 + self.payload + 12 * self.blocks.len() as u64 + 8
     }
+
+    /// Writes them as the table `path` of `spec` (`count` positions),
+    /// atomically; the bytes written.
+    fn write(
+        &self,
+        path: &Path,
+        spec: TableSpec,
+        count: u64,
+        stats: format::TableStats,
+    ) -> Result<u64, GenError> {
+        let per_block = u64::from(spec.positions_per_block);
+        let mut writer = TableWriter::create(path, spec)?;
+        for (b, bytes) in self.blocks.iter().enumerate() {
+            let positions = (count - b as u64 * per_block).min(per_block);
+            writer.push_compressed_block(bytes, positions)?;
+        }
+        writer.finish(stats)?;
+        file_len(path)
+    }
+}
+
+/// `raw_blocks` compressed at `level`, in parallel.
+fn compressed(
+    raw_blocks: impl IndexedParallelIterator<Item = Vec<u8>>,
+    level: i32,
+    path: &Path,
+) -> Result<BlockBytes, GenError> {
+    let blocks = raw_blocks
+        .map_init(
+            || zstd::bulk::Compressor::new(level),
+            |compressor, raw| {
+                let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
+                compressor.compress(&raw).map_err(|e| io_error(path, &e))
+            },
+        )
+        .collect::<Result<_, GenError>>()?;
+    Ok(BlockBytes::new(blocks))
 }
 
 /// `material`'s values `codes` (a version-1 stream) compressed in blocks
@@ -411,22 +484,30 @@ fn whole_blocks(
 ) -> Result<BlockBytes, GenError> {
     let spec = whole_spec(material, rule_set);
     let bytes_per_block = (spec.positions_per_block / 4) as usize;
-    let blocks: Vec<Vec<u8>> = codes
-        .par_chunks(bytes_per_block)
-        .map_init(
-            || zstd::bulk::Compressor::new(spec.level),
-            |compressor, raw| {
-                let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
-                compressor.compress(raw).map_err(|e| io_error(path, &e))
-            },
-        )
-        .collect::<Result<_, GenError>>()?;
-    let mut out = BlockBytes::default();
-    for b in &blocks {
-        out.add(b);
-    }
-    out.blocks = blocks;
-    Ok(out)
+    let raw = codes.par_chunks(bytes_per_block).map(<[u8]>::to_vec);
+    compressed(raw, spec.level, path)
+}
+
+/// `material`'s values `codes` (a version-1 stream) as the compressed
+/// blocks of its version-2 table (`crate::fill`).
+fn v2_blocks(
+    material: Material,
+    codes: &[u8],
+    rule_set: RuleSet,
+    path: &Path,
+) -> Result<BlockBytes, GenError> {
+    let spec = TableSpec::searched_threats(material, rule_set);
+    let index = MaterialIndex::new(material);
+    let per_block = u64::from(spec.positions_per_block);
+    let count = index.count();
+    let blocks = usize::try_from(count.div_ceil(per_block))
+        .map_err(|_| GenError::Internal("too many blocks".into()))?;
+    let raw = (0..blocks).into_par_iter().map(|b| {
+        let start = b as u64 * per_block;
+        let end = (start + per_block).min(count);
+        crate::fill::searched_block(&index, &V1Codes(codes), start, end)
+    });
+    compressed(raw, spec.level, path)
 }
 
 /// A version-1 WLD table of `material` in blocks of
@@ -438,17 +519,32 @@ fn whole_spec(material: Material, rule_set: RuleSet) -> TableSpec {
     }
 }
 
-/// Rewrites `material`'s version-1 table at `path`, whose mirror is left
-/// out, in blocks of `format::SEARCHED_WDL_BLOCK` positions (still
-/// version 1, every value stored) where it has smaller blocks and that
-/// makes it smaller; [`Compaction::KeptForMirror`] where it is left as it
-/// is. With `dry_run`, what that would give, writing nothing.
-fn keep_whole(
+/// Writes `material`'s version-1 table at `path` (`before` bytes, with
+/// statistics `stats`), whose mirror is left out, as `whole` (still
+/// version 1, every value stored, larger blocks) where that makes it
+/// smaller; [`Compaction::KeptForMirror`] where it stays as it is.
+fn write_whole(
+    pass: &Pass,
     path: &Path,
     material: Material,
-    rule_set: RuleSet,
-    dry_run: bool,
+    (before, stats): (u64, format::TableStats),
+    whole: &BlockBytes,
 ) -> Result<Compaction, GenError> {
+    if whole.file_bytes() >= before {
+        return Ok(Compaction::KeptForMirror);
+    }
+    let after = if pass.writes() {
+        let spec = whole_spec(material, pass.rule_set);
+        whole.write(path, spec, MaterialIndex::new(material).count(), stats)?
+    } else {
+        whole.file_bytes()
+    };
+    Ok(Compaction::KeptWhole { before, after })
+}
+
+/// [`write_whole`] for a table whose mirror a run before this one left
+/// out, where it is still a version-1 table in smaller blocks.
+fn keep_whole(pass: &Pass, path: &Path, material: Material) -> Result<Compaction, GenError> {
     let (before, reader) = read_table(path)?;
     let header = reader.header();
     if !stores_all(header) || header.positions_per_block >= format::SEARCHED_WDL_BLOCK {
@@ -457,71 +553,79 @@ fn keep_whole(
     let codes = reader
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
-    let blocks = whole_blocks(&codes, material, rule_set, path)?;
-    if blocks.file_bytes() >= before {
-        return Ok(Compaction::KeptForMirror);
-    }
-    if dry_run {
-        let after = blocks.file_bytes();
-        return Ok(Compaction::KeptWhole { before, after });
-    }
-    let spec = whole_spec(material, rule_set);
-    let per_block = u64::from(spec.positions_per_block);
-    let count = header.position_count;
-    let mut writer = TableWriter::create(path, spec)?;
-    for (b, bytes) in blocks.blocks.iter().enumerate() {
-        let positions = (count - b as u64 * per_block).min(per_block);
-        writer.push_compressed_block(bytes, positions)?;
-    }
-    writer.finish(reader.header().stats)?;
-    let after = std::fs::metadata(path)
-        .map_err(|e| GenError::io(path, e))?
-        .len();
-    Ok(Compaction::KeptWhole { before, after })
+    let whole = whole_blocks(&codes, material, pass.rule_set, path)?;
+    write_whole(pass, path, material, (before, header.stats), &whole)
 }
 
-/// How many positions of `material`'s table (`reader`, at `path`) that
-/// store a value (capture positions do not) differ from the one-ply
-/// search through the tables as they are.
+/// How many positions of `material`'s table (values `codes`, a version-1
+/// stream) that store a value (capture positions do not) differ from the
+/// one-ply search through the tables as they are.
 fn differing_from_search(
     tb: &Tablebase,
-    reader: &TableReader<Vec<u8>>,
+    codes: &[u8],
     material: Material,
-    path: &Path,
 ) -> Result<u64, GenError> {
-    let codes = reader
-        .decode_all_raw()
-        .map_err(|e| GenError::in_file(path, e))?;
+    let counts = each_position(material, |pos, i, _| {
+        if pos.has_capture() {
+            return Ok(0);
+        }
+        let searched = tb.probe_capture(pos, &pos.legal_moves())?.wdl.code();
+        Ok(u64::from(searched != format::wdl_code(codes, i as usize)))
+    })?;
+    Ok(counts.1)
+}
+
+/// The searched threats of `material`'s table (values `codes`), and how
+/// many of them differ from their search through the tables as they are.
+fn threats_differing(
+    tb: &Tablebase,
+    codes: &[u8],
+    material: Material,
+) -> Result<(u64, u64), GenError> {
+    each_position(material, |pos, i, moves| {
+        if pos.has_capture() || !is_searched_threat(pos, moves) {
+            return Ok(0);
+        }
+        let searched = tb.probe_capture(pos, &pos.legal_moves())?.wdl.code();
+        Ok(1 + u64::from(searched != format::wdl_code(codes, i as usize)))
+    })
+    .map(|(threats, differing)| (threats, differing))
+}
+
+/// Runs `look` on every position of `material` (in parallel), which
+/// returns 0 for a position it skips, 1 for one that agrees and 2 for one
+/// that differs; the positions looked at and those that differ.
+fn each_position(
+    material: Material,
+    look: impl Fn(&rules::Position, u64, &mut Vec<rules::Move>) -> Result<u64, GenError> + Sync,
+) -> Result<(u64, u64), GenError> {
     let index = MaterialIndex::new(material);
     const CHUNK: u64 = 1 << 14;
     (0..index.count().div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let mut cursor = UnrankCursor::default();
-            let mut differing = 0;
+            let mut moves = Vec::new();
+            let (mut looked, mut differing) = (0, 0);
             for i in c * CHUNK..((c + 1) * CHUNK).min(index.count()) {
                 let pos = index.unrank_with(i, &mut cursor);
-                if pos.has_capture() {
-                    continue;
-                }
-                let legal = pos.legal_moves();
-                let searched = tb.probe_capture(&pos, &legal)?.wdl.code();
-                differing += u64::from(searched != format::wdl_code(&codes, i as usize));
+                let seen = look(&pos, i, &mut moves)?;
+                looked += u64::from(seen > 0);
+                differing += u64::from(seen == 2);
             }
-            Ok(differing)
+            Ok((looked, differing))
         })
-        .sum()
+        .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
 }
 
-/// Rewrites one table as version 2 where it can (see the module docs);
-/// with `dry_run`, says what that would give (threats unchecked), writing
-/// nothing.
+/// Rewrites one table as version 2 where it can (see the module docs),
+/// from `v2` if its blocks were compressed already; in a dry run, says
+/// what that would give, writing nothing.
 fn compact_table(
-    tb: &Tablebase,
+    pass: &Pass,
     path: &Path,
     material: Material,
-    rule_set: RuleSet,
-    dry_run: bool,
+    v2: Option<BlockBytes>,
 ) -> Result<Compaction, GenError> {
     let (before, reader) = read_table(path)?;
     let header = reader.header().clone();
@@ -531,103 +635,35 @@ fn compact_table(
     let codes = reader
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
-    let spec = TableSpec::searched_threats(material, rule_set);
-    if dry_run {
-        let mut blocks = BlockBytes::default();
-        each_v2_block(None, material, &codes, spec, path, |block, _| {
-            blocks.add(&block.bytes);
-            Ok(())
-        })?;
-        let after = blocks.file_bytes();
-        return Ok(Compaction::Rewritten {
-            before,
-            after,
-            searched: None,
-        });
-    }
-    let mut writer = TableWriter::create(path, spec)?;
-    let (mut searched, mut differing) = (0, 0);
-    each_v2_block(
-        Some(tb),
-        material,
-        &codes,
-        spec,
-        path,
-        |block, positions| {
-            searched += block.searched;
-            differing += block.differing;
-            writer.push_compressed_block(&block.bytes, positions)?;
-            Ok(())
-        },
-    )?;
-    if differing > 0 {
-        // Dropping the writer removes its temporary file.
-        return Ok(Compaction::NotSearchable(differing));
-    }
-    writer.finish(header.stats)?;
-    let after = std::fs::metadata(path)
-        .map_err(|e| GenError::io(path, e))?
-        .len();
+    let blocks = match v2 {
+        Some(blocks) => blocks,
+        None => v2_blocks(material, &codes, pass.rule_set, path)?,
+    };
+    let searched = match pass.check {
+        Some(tb) => {
+            let (searched, differing) = threats_differing(tb, &codes, material)?;
+            if differing > 0 {
+                return Ok(Compaction::NotSearchable(differing));
+            }
+            Some(searched)
+        }
+        None => None,
+    };
+    let after = if pass.writes() {
+        let spec = TableSpec::searched_threats(material, pass.rule_set);
+        blocks.write(path, spec, header.position_count, header.stats)?
+    } else {
+        blocks.file_bytes()
+    };
     Ok(Compaction::Rewritten {
         before,
         after,
-        searched: Some(searched),
+        searched,
     })
-}
-
-/// Hands each block of `material`'s version-2 table (values from the
-/// version-1 stream `codes`, laid out by `spec`), compressed, to `sink` in
-/// order with its number of positions, `BATCH` blocks compressed at a
-/// time. With `check`, each searched threat is searched through it and
-/// compared with its stored value.
-fn each_v2_block(
-    check: Option<&Tablebase>,
-    material: Material,
-    codes: &[u8],
-    spec: TableSpec,
-    path: &Path,
-    mut sink: impl FnMut(&BlockOut, u64) -> Result<(), GenError>,
-) -> Result<(), GenError> {
-    let index = MaterialIndex::new(material);
-    let per_block = u64::from(spec.positions_per_block);
-    let blocks = index.count().div_ceil(per_block);
-    for first in (0..blocks).step_by(BATCH as usize) {
-        let range: Vec<u64> = (first..(first + BATCH).min(blocks)).collect();
-        let done: Vec<BlockOut> = range
-            .par_iter()
-            .map_init(
-                || zstd::bulk::Compressor::new(spec.level),
-                |compressor, &b| {
-                    let start = b * per_block;
-                    let end = (start + per_block).min(index.count());
-                    let block = fill_block(check, &index, codes, start, end)?;
-                    let compressor = compressor.as_mut().map_err(|e| io_error(path, e))?;
-                    let bytes = compressor
-                        .compress(&block.raw)
-                        .map_err(|e| io_error(path, &e))?;
-                    Ok(BlockOut { bytes, ..block })
-                },
-            )
-            .collect::<Result<_, GenError>>()?;
-        for (block, b) in done.iter().zip(&range) {
-            sink(block, (index.count() - b * per_block).min(per_block))?;
-        }
-    }
-    Ok(())
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> GenError {
     GenError::io(path, std::io::Error::new(e.kind(), e.to_string()))
-}
-
-/// One output block: its packed codes (then compressed), how many of its
-/// positions are left to the search, and how many of those the search
-/// would get wrong.
-struct BlockOut {
-    raw: Vec<u8>,
-    bytes: Vec<u8>,
-    searched: u64,
-    differing: u64,
 }
 
 /// A version-1 stream of codes, read as the source of version-2 blocks
@@ -644,43 +680,3 @@ impl crate::fill::BlockSource for V1Codes<'_> {
     }
 }
 
-/// The packed codes of positions `start..end` (a multiple of 4 from
-/// `start`), read from the version-1 stream `codes`, as version 2 stores
-/// them (`crate::fill`). With `check`, every searched threat is counted
-/// and searched, and the search compared with its stored value; without,
-/// the fill is lazy and counts nothing.
-fn fill_block(
-    check: Option<&Tablebase>,
-    index: &MaterialIndex,
-    codes: &[u8],
-    start: u64,
-    end: u64,
-) -> Result<BlockOut, GenError> {
-    let raw = crate::fill::searched_block(index, &V1Codes(codes), start, end);
-    let Some(tb) = check else {
-        return Ok(BlockOut {
-            raw,
-            bytes: Vec::new(),
-            searched: 0,
-            differing: 0,
-        });
-    };
-    let mut cursor = UnrankCursor::default();
-    let mut moves = Vec::new();
-    let (mut searched, mut differing) = (0, 0);
-    for i in start..end {
-        let pos = index.unrank_with(i, &mut cursor);
-        if !pos.has_capture() && is_searched_threat(&pos, &mut moves) {
-            searched += 1;
-            let legal = pos.legal_moves();
-            let code = format::wdl_code(codes, i as usize);
-            differing += u64::from(tb.probe_capture(&pos, &legal)?.wdl.code() != code);
-        }
-    }
-    Ok(BlockOut {
-        raw,
-        bytes: Vec::new(),
-        searched,
-        differing,
-    })
-}

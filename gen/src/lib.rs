@@ -50,6 +50,11 @@ pub struct GenReport {
     pub dtc_built: Vec<BuiltTable>,
     /// Materials whose valid tables were already there.
     pub skipped: Vec<Material>,
+    /// With `GenOptions::compact`: what compacting each table did.
+    pub compacted: Vec<CompactedTable>,
+    /// With `GenOptions::compact`: pairs written as version 1, their
+    /// search not proved exact (see `GenOptions::compact`).
+    pub not_compacted: Vec<Material>,
     /// Wall time.
     pub seconds: f64,
     /// Peak resident memory of the process, where the system tells.
@@ -140,10 +145,15 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
     let set_progress = SetProgress::new(todo, options.quiet);
     let mut session = unit::Session::default();
     let mut report = GenReport::default();
+    let mut to_compact = Vec::new();
     for u in &units {
+        if u.kind == UnitKind::Manifest {
+            compact_pending(options, &mut to_compact, &mut report, &set_progress)?;
+        }
         let progress = set_progress.pair(&u.id, solved_positions(u));
         set_progress.message(&u.id);
-        let done = unit::run(options, u, &mut session, &progress)?;
+        let mut done = unit::run(options, u, &mut session, &progress)?;
+        to_compact.extend(done.to_compact.take());
         progress.finish();
         if done.already_done && matches!(u.kind, UnitKind::Solve | UnitKind::Assemble) {
             report
@@ -153,13 +163,43 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
         report.built.extend(done.built);
         report.dtc_built.extend(done.dtc_built);
         report.skipped.extend(done.skipped);
+        report.compacted.extend(done.compacted);
+        report.not_compacted.extend(done.not_compacted);
     }
+    compact_pending(options, &mut to_compact, &mut report, &set_progress)?;
     set_progress.finish();
     // A build stopped just after making the groups' folder leaves it empty.
     let _ = std::fs::remove_dir(dir.join(plan::UNITS_DIR));
     report.seconds = start.elapsed().as_secs_f64();
     report.peak_memory_bytes = peak_memory_bytes();
     Ok(report)
+}
+
+/// Compacts the pairs the build wrote (`to_compact`, emptied; see
+/// `GenOptions::compact`), after the last pair that reads them: a
+/// compacted table is slower to read, most of all one left to a search.
+/// A build stopped before leaves version-1 tables, which `compact` takes.
+fn compact_pending(
+    options: &GenOptions,
+    to_compact: &mut Vec<(Material, Option<u32>)>,
+    report: &mut GenReport,
+    set_progress: &SetProgress,
+) -> Result<(), GenError> {
+    for pair in to_compact.drain(..) {
+        set_progress.message(&format!("compacting {}", pair.0));
+        let mut done = UnitReport {
+            to_compact: Some(pair),
+            ..UnitReport::default()
+        };
+        unit::pair_files::compact_written(options, &mut done)?;
+        let sides = plan::pair_materials(pair.0);
+        for b in report.built.iter_mut().filter(|b| sides.contains(&b.material)) {
+            b.bytes = std::fs::metadata(&b.path).map_or(0, |md| md.len());
+        }
+        report.compacted.extend(done.compacted);
+        report.not_compacted.extend(done.not_compacted);
+    }
+    Ok(())
 }
 
 /// Runs the unit `id` of the build `options` describes (its rule set,
@@ -176,9 +216,12 @@ pub fn run_unit(options: &GenOptions, id: &str) -> Result<UnitReport, GenError> 
     std::fs::create_dir_all(&dir).map_err(|e| GenError::io(&dir, e))?;
     in_pool(options, || {
         let progress = Progress::new(&unit.id, solved_positions(&unit), options.quiet);
-        let report = unit::run(options, &unit, &mut unit::Session::default(), &progress);
+        let mut report = unit::run(options, &unit, &mut unit::Session::default(), &progress)?;
         progress.finish();
-        report
+        // One unit a process: its pair is compacted at once (the pairs
+        // built after it read it more slowly).
+        unit::pair_files::compact_written(options, &mut report)?;
+        Ok(report)
     })
 }
 

@@ -33,7 +33,7 @@ pub use error::GenError;
 pub use keys::{PlacementKey, PlacementKeys};
 pub use memory::{values_bytes, SliceMode};
 pub use options::{
-    materials_to_build, GenOptions, DEFAULT_BITSET_SLICES_ABOVE, DEFAULT_SPLIT_GROUPS_ABOVE,
+    materials_to_build, GenOptions, Sides, DEFAULT_BITSET_SLICES_ABOVE, DEFAULT_SPLIT_GROUPS_ABOVE,
 };
 pub use progress::{peak_memory_bytes, Progress, SetProgress};
 pub use units::{find_unit, pair_materials, pair_of, plan, Unit, UnitKind, UNITS_DIR};

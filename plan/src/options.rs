@@ -66,6 +66,35 @@ pub struct GenOptions {
     /// Default
     /// [`DEFAULT_BITSET_SLICES_ABOVE`].
     pub bitset_slices_above: u64,
+    /// Write the WLD tables compacted as each pair is built (format
+    /// version 2, see `gen::compact`), with one side of a pair left out
+    /// where [`Sides`] says; `None` writes version 1. A pair whose
+    /// longest distance to conversion reaches the 25-move rule's limit is
+    /// written as version 1 (a one-ply search of it is not proved exact;
+    /// `dtb compact` checks it position by position).
+    pub compact: Option<Sides>,
+}
+
+/// Which sides of a pair of mirror materials keep a table when tables are
+/// compacted (`gen::compact`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sides {
+    /// Both (each rewritten as version 2 where it can be).
+    Both,
+    /// One table of a pair, the other left to a one-ply search over it,
+    /// where that saves at least `min_saving` bits a position of the table
+    /// left out against keeping both as version 2; both as version 2
+    /// elsewhere. The table left out is the larger file of the two.
+    One {
+        /// Bits a position of the table left out, at least; 0 leaves one
+        /// side out wherever that makes the pair any smaller.
+        min_saving: f64,
+    },
+}
+
+impl Sides {
+    /// One side of every pair where that makes the pair smaller.
+    pub const SMALLER_ONLY: Sides = Sides::One { min_saving: 0.0 };
 }
 
 /// The default of [`GenOptions::bitset_slices_above`]: 2^26 positions
@@ -99,6 +128,7 @@ impl GenOptions {
             compact_dtc: true,
             split_groups_above: Some(DEFAULT_SPLIT_GROUPS_ABOVE),
             bitset_slices_above: DEFAULT_BITSET_SLICES_ABOVE,
+            compact: None,
         }
     }
 }

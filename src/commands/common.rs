@@ -121,6 +121,21 @@ pub struct BuildArgs {
     /// default.
     #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_BITSET_SLICES_ABOVE)]
     pub bitset_slices_above: u64,
+    /// Write the WLD tables compacted (format version 2, as `dtb compact`
+    /// does, without its checks: the solver proves them) as each pair is
+    /// built. A pair whose longest distance to conversion reaches the
+    /// 25-move rule's limit stays version 1 (`dtb compact` checks it).
+    #[arg(long)]
+    pub compact: bool,
+    /// With `--compact`, keep one table of a pair where the other can be
+    /// answered by a one-ply search over it (see `dtb compact --one-side`).
+    #[arg(long, requires = "compact")]
+    pub one_side: bool,
+    /// With `--one-side`, leave a side out only where that saves at least
+    /// this many bits a position of the table left out (see `dtb compact`).
+    #[arg(long, value_name = "BITS", default_value_t = 0.0, requires = "one_side",
+          value_parser = parse_saving)]
+    pub min_saving: f64,
     /// These materials (and what they depend on) instead, e.g. KKM-K.
     #[arg(value_parser = parse_material)]
     pub materials: Vec<format::Material>,
@@ -152,6 +167,20 @@ impl BuildArgs {
         options.dtc = self.dtc;
         options.split_groups_above = Some(self.split_groups_above);
         options.bitset_slices_above = self.bitset_slices_above;
+        options.compact = self.compact.then_some(match self.one_side {
+            true => plan::Sides::One {
+                min_saving: self.min_saving,
+            },
+            false => plan::Sides::Both,
+        });
         Ok(options)
+    }
+}
+
+/// A number of bits a position, at least 0.
+pub fn parse_saving(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(bits) if bits.is_finite() && bits >= 0.0 => Ok(bits),
+        _ => Err(format!("{text:?} is not a number of bits at least 0")),
     }
 }

@@ -5,7 +5,7 @@
 use gen::{compact, compact_dry_run, CompactedTable, Compaction, Sides};
 use serde_json::json;
 
-use crate::commands::common::{TableArgs, WorkArgs};
+use crate::commands::common::{parse_saving, TableArgs, WorkArgs};
 use crate::exit::CliResult;
 
 /// Flags of `dtb compact`.
@@ -103,14 +103,6 @@ pub fn run(args: Args) -> CliResult {
         );
     }
     Ok(())
-}
-
-/// A number of bits a position, at least 0.
-fn parse_saving(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(bits) if bits.is_finite() && bits >= 0.0 => Ok(bits),
-        _ => Err(format!("{text:?} is not a number of bits at least 0")),
-    }
 }
 
 /// The bytes before and after of a table rewritten (`None` for one left

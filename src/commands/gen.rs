@@ -69,6 +69,8 @@ pub fn run(args: Args) -> CliResult {
             "positions": positions,
             "dtc_files": report.dtc_built.len(),
             "dtc_bytes": dtc_bytes,
+            "left_out": left_out(&report).iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            "not_compacted": report.not_compacted.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
         });
         crate::outln!("{out}");
         return Ok(());
@@ -95,6 +97,15 @@ pub fn run(args: Args) -> CliResult {
         report.seconds,
         peak
     );
+    if args.build.compact {
+        let left = left_out(&report);
+        crate::outln!(
+            "compacted: {} tables left to a search over their mirror{}{}",
+            left.len(),
+            names(&left, ": "),
+            names(&report.not_compacted, "; kept as version 1 (search not proved exact): ")
+        );
+    }
     if args.build.dtc {
         crate::outln!(
             "wrote {} DTC files ({} bytes)",
@@ -103,6 +114,25 @@ pub fn run(args: Args) -> CliResult {
         );
     }
     Ok(())
+}
+
+/// The tables a compacting build left to a search over their mirror.
+fn left_out(report: &gen::GenReport) -> Vec<format::Material> {
+    report
+        .compacted
+        .iter()
+        .filter(|t| matches!(t.outcome, gen::Compaction::LeftOut { .. }))
+        .map(|t| t.material)
+        .collect()
+}
+
+/// `materials` listed after `lead`, or nothing if there are none.
+fn names(materials: &[format::Material], lead: &str) -> String {
+    if materials.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = materials.iter().map(|m| m.to_string()).collect();
+    format!("{lead}{}", list.join(" "))
 }
 
 /// `dtb gen --unit ID`.

@@ -149,6 +149,16 @@ fn job_script(exe: &Path, options: &GenOptions, tables: &TableArgs, unit: &Unit)
     if options.dtc {
         words.push("--dtc".into());
     }
+    match options.compact {
+        Some(plan::Sides::Both) => words.push("--compact".into()),
+        Some(plan::Sides::One { min_saving }) => words.extend([
+            "--compact".into(),
+            "--one-side".into(),
+            "--min-saving".into(),
+            min_saving.to_string(),
+        ]),
+        None => {}
+    }
     words.join(" ")
 }
 

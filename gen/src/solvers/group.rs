@@ -4,6 +4,8 @@
 //! whole pair group after group; and [`SliceGroup`], one group ready to be
 //! solved again and again for the benchmarks.
 
+use std::sync::atomic::AtomicU32;
+
 use format::{Material, MaterialIndex, RuleSet};
 use probe::Tablebase;
 use rayon::prelude::*;
@@ -26,6 +28,9 @@ pub(crate) fn uses_slices(material: Material) -> bool {
 /// The solved pair: one side per stored material (one if symmetric).
 pub(crate) struct PackedPair {
     pub(crate) sides: Vec<PackedSide>,
+    /// The deepest level at which a position settled (see
+    /// `SliceSolver::deepest`).
+    pub(crate) deepest: u32,
 }
 
 /// Empty finished values for `material` and its mirror (one side if
@@ -57,8 +62,8 @@ pub(crate) fn solve(
         let sides = crate::solvers::menless::pair_sides(material, with_dtc)?;
         let positions = sides.iter().map(PackedSide::len).sum();
         let marks = Marks::for_pair(positions, with_dtc);
-        crate::solvers::menless::solve(tb, rule_set, &sides, marks, progress)?;
-        return Ok(PackedPair { sides });
+        let deepest = crate::solvers::menless::solve(tb, rule_set, &sides, marks, progress)?;
+        return Ok(PackedPair { sides, deepest });
     }
     let mode = match solved_without_men(material) {
         true => menless_mode(mode),
@@ -104,16 +109,18 @@ fn solve_with(
         class: material.counted_ending(),
         labels,
         children: ChildTables::new(tb, rule_set, material),
+        deepest: AtomicU32::new(0),
     };
     for advancement in group_advancements(material) {
         let group = group_slices(&indexes, advancement);
         run_group(&solver, &group, mode, progress)?;
     }
+    let deepest = solver.deepest();
     drop(solver);
     let sides = layer
         .into_sides()
         .ok_or_else(|| GenError::Internal("a pair solve wrote a group layer".into()))?;
-    Ok(PackedPair { sides })
+    Ok(PackedPair { sides, deepest })
 }
 
 /// Solves the slices of one group with `solver` as `mode` says.
@@ -189,6 +196,9 @@ pub(crate) struct SolvedGroup {
     pub(crate) advancement: u32,
     /// Its values.
     pub(crate) layer: Layer,
+    /// The deepest level at which a position of it settled (see
+    /// `SliceSolver::deepest`).
+    pub(crate) deepest: u32,
 }
 
 /// Where a group is solved: into a layer of its own, reading the group
@@ -257,6 +267,7 @@ pub(crate) fn solve_group(
         class: material.counted_ending(),
         labels: false,
         children: ChildTables::new(tb, rule_set, material),
+        deepest: AtomicU32::new(0),
     };
     let Layer::Group { keys, .. } = &layer else {
         return Err(GenError::Internal(
@@ -264,11 +275,16 @@ pub(crate) fn solve_group(
         ));
     };
     run_group_of_keys(&solver, &indexes, keys, mode, progress)?;
+    let deepest = solver.deepest();
     drop(solver);
     if let GroupTarget::Pair(pair) = target {
         copy_group_out(pair, &layer)?;
     }
-    Ok(SolvedGroup { advancement, layer })
+    Ok(SolvedGroup {
+        advancement,
+        layer,
+        deepest,
+    })
 }
 
 /// Copies the values of `group`'s placements from the pair's values.
@@ -453,13 +469,18 @@ mod tests {
                 (true, Marks::Exact),
             ] {
                 let sides = crate::solvers::menless::pair_sides(m, with_dtc).unwrap();
-                crate::solvers::menless::solve(&tb, rule_set, &sides, marks, &progress).unwrap();
-                let bits = PackedPair { sides };
+                let deepest =
+                    crate::solvers::menless::solve(&tb, rule_set, &sides, marks, &progress)
+                        .unwrap();
+                let bits = PackedPair { sides, deepest };
                 let sides = pair_sides(m, with_dtc).unwrap();
                 let all = SliceMode::AllThreads;
                 let slice = solve_with(&tb, rule_set, sides, false, &progress, all).unwrap();
                 let name = format!("{m} {rule_set:?} dtc {with_dtc} {marks:?}");
                 assert_same_values(&bits, &slice, &name);
+                // Both find the longest distance to conversion.
+                assert_eq!(bits.deepest, slice.deepest, "{name}");
+                assert!(slice.deepest > 0, "{name}");
             }
         }
     }

@@ -22,7 +22,7 @@
 //! none settled above it); the DTC file's header counts them (see
 //! `unit::table_writer::write_dtc_table`).
 
-use format::{kings_only_rule_applies, RuleSet};
+use format::{kings_only_rule_applies, Material, RuleSet};
 use rules::CountedEnding;
 
 /// The last level at which a position of a pair of class `class` may
@@ -30,6 +30,26 @@ use rules::CountedEnding;
 /// it applies, `None` (no limit) elsewhere.
 pub(crate) fn level_limit(rule_set: RuleSet, class: Option<CountedEnding>) -> Option<u32> {
     kings_only_rule_applies(rule_set, class).then(limit_in_force)
+}
+
+/// Whether a one-ply search over the tables gives every value of
+/// `material`'s pair as stored, the pair's solve having settled its
+/// deepest position at level `deepest` (`None`: not known).
+///
+/// The tables hold values at a count just reset, and a search reads its
+/// children at that count too; but a king move (the only move that is not
+/// a conversion) leaves its child one ply into the count. That child's
+/// value is the one stored unless its distance to conversion is the
+/// limit itself (a result the rule lets through at a fresh count and
+/// draws one ply later); a draw stays a draw. So where no position of
+/// the pair settled at the limit or past it, every child of a king move
+/// has the value the search reads, and the search gives the value the
+/// solver stored. Where the rule does not apply (`pure`), always.
+pub(crate) fn search_is_exact(rule_set: RuleSet, material: Material, deepest: Option<u32>) -> bool {
+    match level_limit(rule_set, material.counted_ending()) {
+        None => true,
+        Some(limit) => deepest.is_some_and(|d| d < limit),
+    }
 }
 
 /// The last level a solver propagates to, for the rule's `limit`: none

@@ -100,14 +100,15 @@ pub(crate) fn pair_sides(material: Material, with_dtc: bool) -> Result<Vec<Packe
 /// Solves the pair of `sides` (from [`pair_sides`]; a material without men
 /// and its mirror, or the material alone if symmetric), with DTC values if
 /// the sides keep them, with fresh marks as `marks` says (exact with DTC),
-/// reading smaller tables through `tb`.
+/// reading smaller tables through `tb`. Returns the deepest level at
+/// which a position settled (see `SliceSolver::deepest`).
 pub(crate) fn solve(
     tb: &Tablebase,
     rule_set: RuleSet,
     sides: &[PackedSide],
     marks: Marks,
     progress: &Progress,
-) -> Result<(), GenError> {
+) -> Result<u32, GenError> {
     let material = sides[0].material;
     let with_dtc = sides[0].has_dtc();
     if with_dtc && marks != Marks::Exact {
@@ -130,11 +131,12 @@ pub(crate) fn solve(
     };
     solver.seed(progress)?;
     let limit = crate::solvers::kings_only::level_limit(rule_set, None);
-    solver.by_levels(
+    let deepest = solver.by_levels(
         crate::solvers::kings_only::propagation_bound(limit, with_dtc),
         progress,
     );
-    solver.finish(limit, progress)
+    solver.finish(limit, progress)?;
+    Ok(deepest)
 }
 
 /// One zeroed bit per item.
@@ -301,13 +303,17 @@ impl MenlessSolver<'_> {
     /// Visits level after level up to the last level a position may settle
     /// at (`bound`; see [`crate::solvers::kings_only`]), until one settles nothing.
     /// The levels do not move `progress` (how many there will be is not
-    /// known); its message names the level being visited.
-    fn by_levels(&self, bound: Option<u32>, progress: &Progress) {
-        let mut level = 0;
+    /// known); its message names the level being visited. Returns the
+    /// deepest level at which a position settled.
+    fn by_levels(&self, bound: Option<u32>, progress: &Progress) -> u32 {
+        let (mut level, mut deepest) = (0, 0);
         while !crate::solvers::kings_only::past(bound, level + 1) {
             progress.level(level);
             let settled = self.visit(level, Visit::Won) + self.visit(level, Visit::Lost);
             self.promote(level + 1);
+            if settled > 0 {
+                deepest = level + 1;
+            }
             // Level 0 (positions without moves) may settle nothing while
             // level 1 holds the capture positions.
             if settled == 0 && level > 0 {
@@ -315,6 +321,7 @@ impl MenlessSolver<'_> {
             }
             level += 1;
         }
+        deepest
     }
 
     /// The units (positions, or blocks without DTC) marked fresh at

@@ -40,7 +40,7 @@
 //! `docs/DESIGN.md` ("Slice groups and units of work", "Memory") describes
 //! the unit of work and the memory it takes.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering};
 
 use format::{child_view, Material, MaterialIndex, RuleSet, Wdl};
 use probe::generator::GeneratorHooks;
@@ -208,9 +208,26 @@ pub(crate) struct SliceSolver<'a> {
     /// The tables captures and crownings lead to, read directly (outside
     /// the counted endings).
     pub(crate) children: ChildTables<'a>,
+    /// The deepest level at which a node settled, over every slice solved
+    /// (see [`SliceSolver::deepest`]).
+    pub(crate) deepest: AtomicU32,
 }
 
 impl SliceSolver<'_> {
+    /// The deepest level at which a node of the slices solved so far
+    /// settled: the longest distance to conversion found, or, where the
+    /// solve went past the 25-move rule's limit, a level above it. A
+    /// one-ply search of this pair's values gives the stored value exactly
+    /// when it is below the limit (`format::search_is_exact`).
+    pub(crate) fn deepest(&self) -> u32 {
+        self.deepest.load(Ordering::Relaxed)
+    }
+
+    /// Records that a node settled at `level`.
+    fn reached(&self, level: u32) {
+        self.deepest.fetch_max(level, Ordering::Relaxed);
+    }
+
     /// The stored ranges of `slice` (one when both sides to move are the
     /// same range, in a symmetric material with a symmetric placement).
     fn parts(&self, slice: &Slice) -> Result<Parts, GenError> {
@@ -391,6 +408,7 @@ impl SliceSolver<'_> {
             scratch.next.clear();
             level += 1;
         }
+        self.reached(level);
         for &p in &scratch.past_limit {
             cells[p as usize] = with_state(cells[p as usize], NODE_DRAWN);
         }
@@ -512,6 +530,9 @@ impl SliceSolver<'_> {
                 })
                 .collect();
             level += 1;
+            if !wave.is_empty() {
+                self.reached(level);
+            }
             wave.par_iter()
                 .for_each(|&p| self.store_dtc(parts, p as usize, level));
             if kings_only::past(limit, level) {

@@ -41,19 +41,20 @@ pub(crate) fn assemble(
     let dir = rule_dir(options);
     let rule_set = options.rule_set;
     let seconds = start.elapsed().as_secs_f64();
+    let groups = GroupFiles::new(options, unit, pair)?;
+    let solve = (seconds, Some(groups.deepest()?));
     match held {
         Some(sides) => {
             let write_dtc =
                 |k: usize| crate::unit::table_writer::write_dtc_side(&sides[k], &dir, rule_set);
             let write_table =
                 |k: usize| crate::unit::table_writer::write_packed_side(&sides[k], &dir, rule_set);
-            write_pair_files(options, pair, seconds, report, write_dtc, write_table)?;
+            write_pair_files(options, pair, solve, report, write_dtc, write_table)?;
         }
         None => {
-            let groups = GroupFiles::new(options, unit, pair)?;
             let write_dtc = |k: usize| groups.write_side(k, true);
             let write_table = |k: usize| groups.write_side(k, false);
-            write_pair_files(options, pair, seconds, report, write_dtc, write_table)?;
+            write_pair_files(options, pair, solve, report, write_dtc, write_table)?;
         }
     }
     remove_group_files(&dir, pair)
@@ -129,6 +130,27 @@ impl<'a> GroupFiles<'a> {
             bins,
             expected,
         })
+    }
+
+    /// The deepest level at which a position of the pair settled, over
+    /// its groups' files (each read and checked).
+    fn deepest(&self) -> Result<u32, GenError> {
+        let dir = rule_dir(self.options);
+        let kings = self.indexes[0].king_placements();
+        let mut deepest = 0;
+        for &(advancement, part) in self.expected.keys() {
+            let id = GroupId {
+                material: self.pair,
+                rule_set: self.options.rule_set,
+                advancement,
+                part,
+            };
+            let path = dir.join(group_file(self.pair, advancement, part));
+            let stream = GroupStream::open(&path, id, kings, false)
+                .map_err(|reason| self.missing((advancement, part), reason))?;
+            deepest = deepest.max(stream.deepest());
+        }
+        Ok(deepest)
     }
 
     /// The unit's error for the file of `(advancement, part)`: `reason`.

@@ -5,7 +5,8 @@
 //! reads them) and for the assembly of the pair's tables.
 //!
 //! Layout: a 64-byte header (magic, version, rule set, whether DTC bytes
-//! follow, the advancement, a CRC-32 of the group's men placements, king
+//! follow, the deepest level at which a position settled (bytes 14..16,
+//! saturated at 65,535), the advancement, a CRC-32 of the group's men placements, king
 //! placements per men placement, the number of men placements, the
 //! payload's length and CRC-32, the header's own CRC-32, the material's
 //! counts and the part, plus one, or 0 for a whole group), then one zstd frame holding the code words, the
@@ -27,7 +28,8 @@ use plan::GenError;
 use plan::{PlacementKey, PlacementKeys};
 
 const MAGIC: [u8; 8] = *b"DTBGROUP";
-const VERSION: u32 = 2;
+/// Version 3 added the deepest level (a file of version 2 is solved again).
+const VERSION: u32 = 3;
 const HEADER_LEN: usize = 64;
 /// zstd level of the payload: fast, and the values compress well anyway.
 const LEVEL: i32 = 1;
@@ -49,6 +51,8 @@ pub(crate) struct GroupId {
 struct GroupHeader {
     id: GroupId,
     with_dtc: bool,
+    /// The deepest level at which a position of the group settled.
+    deepest: u16,
     keys_crc: u32,
     king_placements: u64,
     placements: u64,
@@ -63,6 +67,7 @@ impl GroupHeader {
         b[8..12].copy_from_slice(&VERSION.to_le_bytes());
         b[12] = self.id.rule_set.code();
         b[13] = u8::from(self.with_dtc);
+        b[14..16].copy_from_slice(&self.deepest.to_le_bytes());
         b[16..20].copy_from_slice(&self.id.advancement.to_le_bytes());
         b[20..24].copy_from_slice(&self.keys_crc.to_le_bytes());
         b[24..32].copy_from_slice(&self.king_placements.to_le_bytes());
@@ -104,6 +109,7 @@ impl GroupHeader {
                 part: u32_at(60).checked_sub(1),
             },
             with_dtc: b[13] == 1,
+            deepest: u16::from_le_bytes([b[14], b[15]]),
             keys_crc: u32_at(20),
             king_placements: u64_at(24),
             placements: u64_at(32),
@@ -201,8 +207,14 @@ pub(crate) fn remove_all_partials(dir: &Path) -> Result<(), GenError> {
     Ok(())
 }
 
-/// Writes the group layer `layer` of `id` to `path`, atomically.
-pub(crate) fn write_group(path: &Path, id: GroupId, layer: &Layer) -> Result<(), GenError> {
+/// Writes the group layer `layer` of `id`, whose deepest level of a
+/// settled position is `deepest`, to `path`, atomically.
+pub(crate) fn write_group(
+    path: &Path,
+    id: GroupId,
+    layer: &Layer,
+    deepest: u32,
+) -> Result<(), GenError> {
     let Layer::Group {
         keys,
         king_placements,
@@ -240,6 +252,7 @@ pub(crate) fn write_group(path: &Path, id: GroupId, layer: &Layer) -> Result<(),
     let header = GroupHeader {
         id,
         with_dtc: values.has_dtc(),
+        deepest: u16::try_from(deepest).unwrap_or(u16::MAX),
         keys_crc: keys_crc(keys),
         king_placements: *king_placements,
         placements: keys.len() as u64,
@@ -509,6 +522,11 @@ impl GroupStream {
         })
     }
 
+    /// The deepest level at which a position of the group settled.
+    pub(crate) fn deepest(&self) -> u32 {
+        u32::from(self.header.deepest)
+    }
+
     /// Checks that the file holds `placements` men placements whose keys,
     /// in order, hash to `keys_crc` (see [`KeysCrc`]).
     pub(crate) fn holds(&self, placements: u64, keys_crc: u32) -> Result<(), String> {
@@ -673,8 +691,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("units/KM-K.a5.dtg");
         let layer = sample_layer(true);
-        write_group(&path, id(), &layer).unwrap();
+        write_group(&path, id(), &layer, 51).unwrap();
         let back = read_group(&path, expected(id()), true).unwrap();
+        let stream = GroupStream::open(&path, id(), 45, true).unwrap();
+        assert_eq!(stream.deepest(), 51);
         let (
             Layer::Group {
                 keys: ka,
@@ -727,7 +747,7 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.dtg");
-        write_group(&path, id(), &layer).unwrap();
+        write_group(&path, id(), &layer, 0).unwrap();
         let Layer::Group { values, .. } = &layer else {
             unreachable!("built above");
         };
@@ -760,7 +780,7 @@ mod tests {
     fn a_damaged_or_other_group_file_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.dtg");
-        write_group(&path, id(), &sample_layer(false)).unwrap();
+        write_group(&path, id(), &sample_layer(false), 0).unwrap();
         assert!(
             read_group(&path, expected(id()), true).is_err(),
             "no DTC in it"

@@ -362,7 +362,7 @@ fn run_group(work: &GroupWork, session: &mut Session, progress: &Progress) -> Re
         advancement: work.advancement,
         part: work.part,
     };
-    group_file::write_group(&path, id, &solved.layer)?;
+    group_file::write_group(&path, id, &solved.layer, solved.deepest)?;
     // The next group reads this one whole; parts are read from their
     // files, several at a time.
     if !in_pair_values && work.part.is_none() {
@@ -468,7 +468,12 @@ fn solve_pair(
         Solved::Slices(p) => table_writer::write_packed_side(&p.sides[k], &dir, rule_set),
     };
     let write_dtc = |k: usize| table_writer::write_dtc_side(dtc_side(k)?, &dir, rule_set);
-    write_pair_files(options, pair, seconds, report, write_dtc, write_table)
+    let deepest = match &solved {
+        Solved::Slices(p) => Some(p.deepest),
+        Solved::Whole(_) => None,
+    };
+    let solve = (seconds, deepest);
+    write_pair_files(options, pair, solve, report, write_dtc, write_table)
 }
 
 /// The DTC values of a pair the whole-material solver solved: its

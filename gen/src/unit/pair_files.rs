@@ -23,6 +23,17 @@ pub struct UnitReport {
     pub dtc_built: Vec<BuiltTable>,
     /// Tables that were there and valid already (a pair's other side).
     pub skipped: Vec<Material>,
+    /// With [`GenOptions::compact`]: what compacting each table written
+    /// did (a pair kept as version 1 is in `not_compacted`).
+    pub compacted: Vec<crate::CompactedTable>,
+    /// With [`GenOptions::compact`]: pairs written as version 1 because a
+    /// one-ply search of them was not proved exact.
+    pub not_compacted: Vec<Material>,
+    /// With [`GenOptions::compact`]: the pair whose tables this unit wrote,
+    /// and the deepest level its solve settled a position at, if known:
+    /// to be compacted by [`compact_written`] once no pair of the build
+    /// reads its tables any more (a compacted table is slower to read).
+    pub to_compact: Option<(Material, Option<u32>)>,
     /// Wall time, in seconds.
     pub seconds: f64,
 }
@@ -35,11 +46,13 @@ pub(crate) fn rule_dir(options: &GenOptions) -> PathBuf {
 /// Writes the files of `pair` that are missing: its DTC files (side `k`'s
 /// by `write_dtc(k)`) when asked for, and its tables (side `k`'s by
 /// `write_table(k)`); a valid table is never written again (another
-/// process may have made it meanwhile).
+/// process may have made it meanwhile). With [`GenOptions::compact`], the
+/// tables are then compacted where the solve, whose deepest settled
+/// level was `deepest`, proves a one-ply search exact.
 pub(crate) fn write_pair_files(
     options: &GenOptions,
     pair: Material,
-    seconds: f64,
+    (seconds, deepest): (f64, Option<u32>),
     report: &mut UnitReport,
     mut write_dtc: impl FnMut(usize) -> Result<(PathBuf, format::TableStats), GenError>,
     mut write_table: impl FnMut(usize) -> Result<(PathBuf, format::TableStats), GenError>,
@@ -59,6 +72,9 @@ pub(crate) fn write_pair_files(
         let (path, stats) = write_table(k)?;
         report.built.push(built(material, path, stats, seconds));
     }
+    if options.compact.is_some() {
+        report.to_compact = Some((pair, deepest));
+    }
     if options.dtc && options.compact_dtc {
         if let Some(m) = crate::unit::table_writer::compact_dtc_pair(&dir, pair, rule_set)? {
             for b in report.dtc_built.iter_mut().filter(|b| b.material == m) {
@@ -66,6 +82,34 @@ pub(crate) fn write_pair_files(
             }
         }
     }
+    Ok(())
+}
+
+/// Compacts the tables of the pair written (`report.to_compact`, see
+/// [`GenOptions::compact`]) where its solve proves a one-ply search exact,
+/// and counts the bytes of those written anew.
+pub(crate) fn compact_written(
+    options: &GenOptions,
+    report: &mut UnitReport,
+) -> Result<(), GenError> {
+    let (Some(sides), Some((pair, deepest))) = (options.compact, report.to_compact.take()) else {
+        return Ok(());
+    };
+    let rule_set = options.rule_set;
+    if format::value_kind(pair, rule_set) != format::ValueKind::Wdl {
+        return Ok(());
+    }
+    if !crate::solvers::kings_only::search_is_exact(rule_set, pair, deepest) {
+        report.not_compacted.push(pair);
+        return Ok(());
+    }
+    let done = crate::compact::compact_built_pair(&rule_dir(options), pair, rule_set, sides)?;
+    for b in report.built.iter_mut() {
+        if pair_materials(pair).contains(&b.material) {
+            b.bytes = std::fs::metadata(&b.path).map_or(0, |md| md.len());
+        }
+    }
+    report.compacted.extend(done);
     Ok(())
 }
 

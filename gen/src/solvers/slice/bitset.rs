@@ -112,7 +112,8 @@ impl SliceSolver<'_> {
         };
         run.seed(progress)?;
         let limit = self.level_limit();
-        run.by_levels(self.propagation_bound(limit))?;
+        let deepest = run.by_levels(self.propagation_bound(limit))?;
+        self.deepest.fetch_max(deepest, Ordering::Relaxed);
         run.finish(limit, progress)?;
         Ok(nodes)
     }
@@ -208,9 +209,10 @@ impl BitsetSlice<'_, '_> {
     }
 
     /// Visits level after level up to `bound` (see [`crate::solvers::kings_only`]),
-    /// until one settles nothing.
-    fn by_levels(&self, bound: Option<u32>) -> Result<(), GenError> {
-        let mut level = 0;
+    /// until one settles nothing; returns the deepest level at which a
+    /// node settled.
+    fn by_levels(&self, bound: Option<u32>) -> Result<u32, GenError> {
+        let (mut level, mut deepest) = (0, 0);
         while !kings_only::past(bound, level + 1) {
             // Nothing is won at level 0 (a win takes a move).
             let won = if level == 0 {
@@ -220,13 +222,16 @@ impl BitsetSlice<'_, '_> {
             };
             let settled = won + self.visit(level, Visit::Lost)?;
             self.promote(level + 1);
+            if settled > 0 {
+                deepest = level + 1;
+            }
             // Level 0 may settle nothing while level 1 holds the seeds.
             if settled == 0 && level > 0 {
                 break;
             }
             level += 1;
         }
-        Ok(())
+        Ok(deepest)
     }
 
     /// The mark words of `level`, a task's worth at a time (see
