@@ -41,8 +41,8 @@ use probe::generator::GeneratorHooks;
 use probe::Tablebase;
 use rayon::prelude::*;
 
-pub use plan::Sides;
 use plan::GenError;
+pub use plan::Sides;
 
 /// What [`compact`] did to one table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -304,9 +304,8 @@ struct Weighed {
     k: usize,
     /// Both tables as version 2.
     v2: [BlockBytes; 2],
-    /// The other table whole, in blocks of `format::SEARCHED_WDL_BLOCK`
-    /// positions.
-    kept_whole: BlockBytes,
+    /// The values of the other table (a version-1 stream).
+    codes_kept: Vec<u8>,
     /// The bits a position of table `k` that leaving it out saves against
     /// both tables as version 2 (negative where it costs).
     saving: f64,
@@ -339,20 +338,22 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
     let v2 = [0, 1].map(|s| v2_blocks(pair[s], &codes[s], pass.rule_set, &paths[s]));
     let [v2_0, v2_1] = v2;
     let v2 = [v2_0?, v2_1?];
-    let kept_whole = whole_blocks(&codes[1 - k], pair[1 - k], pass.rule_set, &paths[1 - k])?;
+    let kept_whole =
+        whole_bytes_estimate(&codes[1 - k], pair[1 - k], pass.rule_set, &paths[1 - k])?;
     let both = v2[0].file_bytes() + v2[1].file_bytes();
-    let one = kept_whole.file_bytes().min(before[1 - k]) + format::HEADER_LEN as u64 + 8;
+    let one = kept_whole.min(before[1 - k]) + format::HEADER_LEN as u64 + 8;
     let positions = [&h0, &h1][k].position_count.max(1);
     let [c0, c1] = codes;
+    let (codes_out, codes_kept) = if k == 0 { (c0, c1) } else { (c1, c0) };
     Ok(Some(Weighed {
         pair,
         paths,
         before,
         stats: [h0.stats, h1.stats],
-        codes_out: if k == 0 { c0 } else { c1 },
+        codes_out,
         k,
         v2,
-        kept_whole,
+        codes_kept,
         saving: (both as f64 - one as f64) * 8.0 / positions as f64,
     }))
 }
@@ -374,12 +375,14 @@ fn leave_out(pass: &Pass, w: Weighed) -> Result<Vec<CompactedTable>, GenError> {
     } else {
         // The table kept first: a run stopped between the two leaves a
         // pair that a second run completes.
+        let path = &w.paths[kept];
+        let whole = whole_blocks(&w.codes_kept, w.pair[kept], pass.rule_set, path)?;
         let kept_outcome = write_whole(
             pass,
-            &w.paths[kept],
+            path,
             w.pair[kept],
             (w.before[kept], w.stats[kept]),
-            &w.kept_whole,
+            &whole,
         )?;
         let after = if pass.writes() {
             let path = &w.paths[k];
@@ -488,6 +491,36 @@ fn whole_blocks(
     compressed(raw, spec.level, path)
 }
 
+/// Blocks a table needs before [`whole_bytes_estimate`] samples them.
+const SAMPLED_ABOVE: usize = 32;
+
+/// The bytes of [`whole_blocks`]'s file, found from every eighth block
+/// where there are more than [`SAMPLED_ABOVE`] (the payload scaled up):
+/// a pair is weighed at an eighth of the cost, and only a table kept
+/// whole is compressed whole.
+fn whole_bytes_estimate(
+    codes: &[u8],
+    material: Material,
+    rule_set: RuleSet,
+    path: &Path,
+) -> Result<u64, GenError> {
+    let spec = whole_spec(material, rule_set);
+    let bytes_per_block = (spec.positions_per_block / 4) as usize;
+    let blocks = codes.len().div_ceil(bytes_per_block);
+    if blocks <= SAMPLED_ABOVE {
+        return Ok(whole_blocks(codes, material, rule_set, path)?.file_bytes());
+    }
+    let sampled: Vec<Vec<u8>> = codes
+        .chunks(bytes_per_block)
+        .step_by(8)
+        .map(<[u8]>::to_vec)
+        .collect();
+    let count = sampled.len();
+    let payload = compressed(sampled.into_par_iter(), spec.level, path)?.payload;
+    let scaled = (payload as f64 * blocks as f64 / count as f64).round() as u64;
+    Ok(format::HEADER_LEN as u64 + scaled + 12 * blocks as u64 + 8)
+}
+
 /// `material`'s values `codes` (a version-1 stream) as the compressed
 /// blocks of its version-2 table (`crate::fill`).
 fn v2_blocks(
@@ -530,7 +563,8 @@ fn write_whole(
     (before, stats): (u64, format::TableStats),
     whole: &BlockBytes,
 ) -> Result<Compaction, GenError> {
-    if whole.file_bytes() >= before {
+    // A build's own file, compressed fast, is never kept.
+    if whole.file_bytes() >= before && pass.mode != Mode::Trusted {
         return Ok(Compaction::KeptForMirror);
     }
     let after = if pass.writes() {
@@ -540,6 +574,31 @@ fn write_whole(
         whole.file_bytes()
     };
     Ok(Compaction::KeptWhole { before, after })
+}
+
+/// Rewrites `material`'s version-1 WLD table in `folder` (written at a
+/// build's fast zstd level) at the default level: the file a build that
+/// does not compact writes, byte for byte.
+pub(crate) fn recompress(
+    folder: &Path,
+    material: Material,
+    rule_set: RuleSet,
+) -> Result<(), GenError> {
+    let path = format::table_path(folder, material);
+    let (_, reader) = read_table(&path)?;
+    let header = reader.header().clone();
+    if !stores_all(&header) {
+        return Ok(());
+    }
+    let codes = reader
+        .decode_all_raw()
+        .map_err(|e| GenError::in_file(&path, e))?;
+    let spec = TableSpec::new(material, rule_set, ValueKind::Wdl);
+    let bytes_per_block = (spec.positions_per_block / 4) as usize;
+    let raw = codes.par_chunks(bytes_per_block).map(<[u8]>::to_vec);
+    let blocks = compressed(raw, spec.level, &path)?;
+    blocks.write(&path, spec, header.position_count, header.stats)?;
+    Ok(())
 }
 
 /// [`write_whole`] for a table whose mirror a run before this one left
@@ -679,4 +738,3 @@ impl crate::fill::BlockSource for V1Codes<'_> {
         false
     }
 }
-

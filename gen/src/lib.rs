@@ -193,7 +193,11 @@ fn compact_pending(
         };
         unit::pair_files::compact_written(options, &mut done)?;
         let sides = plan::pair_materials(pair.0);
-        for b in report.built.iter_mut().filter(|b| sides.contains(&b.material)) {
+        for b in report
+            .built
+            .iter_mut()
+            .filter(|b| sides.contains(&b.material))
+        {
             b.bytes = std::fs::metadata(&b.path).map_or(0, |md| md.len());
         }
         report.compacted.extend(done.compacted);

@@ -103,7 +103,10 @@ pub fn run(args: Args) -> CliResult {
             "compacted: {} tables left to a search over their mirror{}{}",
             left.len(),
             names(&left, ": "),
-            names(&report.not_compacted, "; kept as version 1 (search not proved exact): ")
+            names(
+                &report.not_compacted,
+                "; kept as version 1 (search not proved exact): "
+            )
         );
     }
     if args.build.dtc {

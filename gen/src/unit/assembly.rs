@@ -41,6 +41,7 @@ pub(crate) fn assemble(
     let dir = rule_dir(options);
     let rule_set = options.rule_set;
     let seconds = start.elapsed().as_secs_f64();
+    let form = (rule_set, crate::unit::table_writer::wld_level(options));
     let groups = GroupFiles::new(options, unit, pair)?;
     let solve = (seconds, Some(groups.deepest()?));
     match held {
@@ -48,7 +49,7 @@ pub(crate) fn assemble(
             let write_dtc =
                 |k: usize| crate::unit::table_writer::write_dtc_side(&sides[k], &dir, rule_set);
             let write_table =
-                |k: usize| crate::unit::table_writer::write_packed_side(&sides[k], &dir, rule_set);
+                |k: usize| crate::unit::table_writer::write_packed_side(&sides[k], &dir, form);
             write_pair_files(options, pair, solve, report, write_dtc, write_table)?;
         }
         None => {
@@ -224,7 +225,8 @@ impl<'a> GroupFiles<'a> {
         if dtc {
             write_dtc_table(material, &dir, self.options.rule_set, window)
         } else {
-            write_wdl_table(material, &dir, self.options.rule_set, window)
+            let level = crate::unit::table_writer::wld_level(self.options);
+            write_wdl_table(material, &dir, (self.options.rule_set, level), window)
         }
     }
 }

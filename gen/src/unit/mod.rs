@@ -465,7 +465,10 @@ fn solve_pair(
     let dir = rule_dir(options);
     let write_table = |k: usize| match &solved {
         Solved::Whole(s) => table_writer::write_side(&s.sides[k], &dir, rule_set, s.levels),
-        Solved::Slices(p) => table_writer::write_packed_side(&p.sides[k], &dir, rule_set),
+        Solved::Slices(p) => {
+            let form = (rule_set, table_writer::wld_level(options));
+            table_writer::write_packed_side(&p.sides[k], &dir, form)
+        }
     };
     let write_dtc = |k: usize| table_writer::write_dtc_side(dtc_side(k)?, &dir, rule_set);
     let deepest = match &solved {

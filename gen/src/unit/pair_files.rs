@@ -72,7 +72,11 @@ pub(crate) fn write_pair_files(
         let (path, stats) = write_table(k)?;
         report.built.push(built(material, path, stats, seconds));
     }
-    if options.compact.is_some() {
+    let wrote = report
+        .built
+        .iter()
+        .any(|b| pair_materials(pair).contains(&b.material));
+    if options.compact.is_some() && wrote {
         report.to_compact = Some((pair, deepest));
     }
     if options.dtc && options.compact_dtc {
@@ -99,17 +103,21 @@ pub(crate) fn compact_written(
     if format::value_kind(pair, rule_set) != format::ValueKind::Wdl {
         return Ok(());
     }
+    let folder = rule_dir(options);
     if !crate::solvers::kings_only::search_is_exact(rule_set, pair, deepest) {
+        for m in pair_materials(pair) {
+            crate::compact::recompress(&folder, m, rule_set)?;
+        }
         report.not_compacted.push(pair);
-        return Ok(());
+    } else {
+        let done = crate::compact::compact_built_pair(&folder, pair, rule_set, sides)?;
+        report.compacted.extend(done);
     }
-    let done = crate::compact::compact_built_pair(&rule_dir(options), pair, rule_set, sides)?;
     for b in report.built.iter_mut() {
         if pair_materials(pair).contains(&b.material) {
             b.bytes = std::fs::metadata(&b.path).map_or(0, |md| md.len());
         }
     }
-    report.compacted.extend(done);
     Ok(())
 }
 

@@ -71,20 +71,38 @@ pub(crate) fn write_side(
     Ok((path, stats))
 }
 
+/// The zstd level of a build's WLD tables: the default, or with
+/// `GenOptions::compact` a fast one ([`INTERIM_LEVEL`]).
+pub(crate) fn wld_level(options: &plan::GenOptions) -> i32 {
+    match options.compact {
+        Some(_) => INTERIM_LEVEL,
+        None => format::DEFAULT_LEVEL,
+    }
+}
+
+/// The zstd level of the version-1 tables a compacting build writes
+/// first: they are read by the pairs built after them, then rewritten
+/// (or, where not compacted, recompressed at the default level), so
+/// speed is what counts. Level 12 spends about 13 core-seconds on the
+/// five-piece set, this one a fraction of it.
+pub(crate) const INTERIM_LEVEL: i32 = 1;
+
 /// Writes the table of one side of a slice-solved pair to `dir`,
-/// atomically: blocks are filled and compressed in parallel, then written
-/// in order. The file is the one [`TableWriter::push`] would write.
-/// A side kept as codes only (a material without men, solved without
-/// DTC) has its capture marks found again, a window at a time.
+/// atomically, compressed at zstd `level`: blocks are filled and
+/// compressed in parallel, then written in order. At the default level
+/// the file is the one [`TableWriter::push`] would write. A side kept as
+/// codes only (a material without men, solved without DTC) has its
+/// capture marks found again, a window at a time.
 pub(crate) fn write_packed_side(
     side: &PackedSide,
     dir: &Path,
-    rule_set: RuleSet,
+    (rule_set, level): (RuleSet, i32),
 ) -> Result<(PathBuf, TableStats), GenError> {
+    let form = (rule_set, level);
     if side.has_captures() {
-        return write_wdl_table(side.material, dir, rule_set, |_, _| Ok(Window::Held(side)));
+        return write_wdl_table(side.material, dir, form, |_, _| Ok(Window::Held(side)));
     }
-    write_wdl_table(side.material, dir, rule_set, |start, end| {
+    write_wdl_table(side.material, dir, form, |start, end| {
         let codes = (start / 32..end.div_ceil(32))
             .map(|w| side.code_word(w as usize))
             .collect();
@@ -117,17 +135,21 @@ impl Window<'_> {
 /// Blocks filled and compressed at a time (in parallel).
 const BATCH: u64 = 64;
 
-/// Writes the WLD table of `material` to `dir`, atomically, from the
-/// windows `window(start, end)` gives: one per batch of blocks, in order,
-/// holding at least positions `start..end`. Capture positions take the
-/// value of the last position before them that is not one.
+/// Writes the WLD table of `material` under `rule_set` to `dir`,
+/// atomically, compressed at zstd `level`, from the windows
+/// `window(start, end)` gives: one per batch of blocks, in order, holding
+/// at least positions `start..end`. Capture positions take the value of
+/// the last position before them that is not one.
 pub(crate) fn write_wdl_table<'a>(
     material: Material,
     dir: &Path,
-    rule_set: RuleSet,
+    (rule_set, level): (RuleSet, i32),
     mut window: impl FnMut(u64, u64) -> Result<Window<'a>, GenError>,
 ) -> Result<(PathBuf, TableStats), GenError> {
-    let spec = TableSpec::new(material, rule_set, ValueKind::Wdl);
+    let spec = TableSpec {
+        level,
+        ..TableSpec::new(material, rule_set, ValueKind::Wdl)
+    };
     let len = MaterialIndex::new(material).count();
     let per_block = u64::from(spec.positions_per_block);
     debug_assert!(per_block.is_multiple_of(64));
