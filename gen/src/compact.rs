@@ -648,7 +648,6 @@ fn threats_differing(
         let searched = tb.probe_capture(pos, &pos.legal_moves())?.wdl.code();
         Ok(1 + u64::from(searched != format::wdl_code(codes, i as usize)))
     })
-    .map(|(threats, differing)| (threats, differing))
 }
 
 /// Runs `look` on every position of `material` (in parallel), which
