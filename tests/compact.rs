@@ -68,12 +68,13 @@ fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::Tem
         "a dry run writes nothing"
     );
     let done = compact(small.path(), rule_set, sides).expect("compaction");
-    // Every check passes here, so the dry run foresaw every outcome.
+    // Every check passes here, so the dry run foresaw every outcome (all
+    // but the count of threats searched, which only a check counts).
     assert_eq!(foreseen.len(), done.len());
     for (f, t) in foreseen.iter().zip(&done) {
         assert_eq!(
             (f.material, &f.outcome, f.one_side_saving),
-            (t.material, &t.outcome, t.one_side_saving)
+            (t.material, &uncounted(&t.outcome), t.one_side_saving)
         );
     }
     for t in &done {
@@ -98,6 +99,19 @@ fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::Tem
         assert_saving_decides(sides, t);
     }
     small
+}
+
+/// `outcome` as a dry run or a build reports it: threats searched not
+/// counted.
+fn uncounted(outcome: &Compaction) -> Compaction {
+    match *outcome {
+        Compaction::Rewritten { before, after, .. } => Compaction::Rewritten {
+            before,
+            after,
+            searched: None,
+        },
+        ref other => other.clone(),
+    }
 }
 
 /// With one side a pair, a table is left out exactly where its saving

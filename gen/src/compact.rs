@@ -299,13 +299,17 @@ struct Weighed {
     stats: [format::TableStats; 2],
     /// The values of the side that would be left out (a version-1 stream).
     codes_out: Vec<u8>,
-    /// The side that would be left out: the larger file (the mirror where
-    /// they are equal).
+    /// The side that would be left out: the larger as version 2 (the
+    /// mirror where they are equal).
     k: usize,
     /// Both tables as version 2.
     v2: [BlockBytes; 2],
     /// The values of the other table (a version-1 stream).
     codes_kept: Vec<u8>,
+    /// The bytes of the other table as a plain build writes it (version 1
+    /// at the default block size and level), estimated as
+    /// [`bytes_estimate`] does.
+    kept_plain: u64,
     /// The bits a position of table `k` that leaving it out saves against
     /// both tables as version 2 (negative where it costs).
     saving: f64,
@@ -334,14 +338,21 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
             .decode_all_raw()
             .map_err(|e| GenError::in_file(&paths[s], e))?;
     }
-    let k = usize::from(before[1] >= before[0]);
     let v2 = [0, 1].map(|s| v2_blocks(pair[s], &codes[s], pass.rule_set, &paths[s]));
     let [v2_0, v2_1] = v2;
     let v2 = [v2_0?, v2_1?];
-    let kept_whole =
-        whole_bytes_estimate(&codes[1 - k], pair[1 - k], pass.rule_set, &paths[1 - k])?;
+    // Sizes a build and a checked run both know (not the files', which a
+    // build writes at a fast level first), so that both decide alike.
+    let k = usize::from(v2[1].file_bytes() >= v2[0].file_bytes());
+    let (kept, rule_set) = (pair[1 - k], pass.rule_set);
+    let kept_whole = bytes_estimate(&codes[1 - k], whole_spec(kept, rule_set), &paths[1 - k])?;
+    let kept_plain = bytes_estimate(
+        &codes[1 - k],
+        TableSpec::new(kept, rule_set, ValueKind::Wdl),
+        &paths[1 - k],
+    )?;
     let both = v2[0].file_bytes() + v2[1].file_bytes();
-    let one = kept_whole.min(before[1 - k]) + format::HEADER_LEN as u64 + 8;
+    let one = kept_whole.min(kept_plain) + format::HEADER_LEN as u64 + 8;
     let positions = [&h0, &h1][k].position_count.max(1);
     let [c0, c1] = codes;
     let (codes_out, codes_kept) = if k == 0 { (c0, c1) } else { (c1, c0) };
@@ -354,6 +365,7 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
         k,
         v2,
         codes_kept,
+        kept_plain,
         saving: (both as f64 - one as f64) * 8.0 / positions as f64,
     }))
 }
@@ -382,7 +394,7 @@ fn leave_out(pass: &Pass, w: Weighed) -> Result<Vec<CompactedTable>, GenError> {
             path,
             w.pair[kept],
             (w.before[kept], w.stats[kept]),
-            &whole,
+            (&whole, w.kept_plain),
         )?;
         let after = if pass.writes() {
             let path = &w.paths[k];
@@ -491,24 +503,20 @@ fn whole_blocks(
     compressed(raw, spec.level, path)
 }
 
-/// Blocks a table needs before [`whole_bytes_estimate`] samples them.
+/// Blocks a table needs before [`bytes_estimate`] samples them.
 const SAMPLED_ABOVE: usize = 32;
 
-/// The bytes of [`whole_blocks`]'s file, found from every eighth block
-/// where there are more than [`SAMPLED_ABOVE`] (the payload scaled up):
-/// a pair is weighed at an eighth of the cost, and only a table kept
-/// whole is compressed whole.
-fn whole_bytes_estimate(
-    codes: &[u8],
-    material: Material,
-    rule_set: RuleSet,
-    path: &Path,
-) -> Result<u64, GenError> {
-    let spec = whole_spec(material, rule_set);
+/// The bytes of the file of `codes` (a version-1 stream) written as
+/// `spec` says, found from every eighth block where there are more than
+/// [`SAMPLED_ABOVE`] (the payload scaled up), else exactly: a pair is
+/// weighed at an eighth of the cost, and only a table kept whole is
+/// compressed whole.
+fn bytes_estimate(codes: &[u8], spec: TableSpec, path: &Path) -> Result<u64, GenError> {
     let bytes_per_block = (spec.positions_per_block / 4) as usize;
-    let blocks = codes.len().div_ceil(bytes_per_block);
+    let raw = codes.par_chunks(bytes_per_block).map(<[u8]>::to_vec);
+    let blocks = raw.len();
     if blocks <= SAMPLED_ABOVE {
-        return Ok(whole_blocks(codes, material, rule_set, path)?.file_bytes());
+        return Ok(compressed(raw, spec.level, path)?.file_bytes());
     }
     let sampled: Vec<Vec<u8>> = codes
         .chunks(bytes_per_block)
@@ -554,17 +562,22 @@ fn whole_spec(material: Material, rule_set: RuleSet) -> TableSpec {
 
 /// Writes `material`'s version-1 table at `path` (`before` bytes, with
 /// statistics `stats`), whose mirror is left out, as `whole` (still
-/// version 1, every value stored, larger blocks) where that makes it
-/// smaller; [`Compaction::KeptForMirror`] where it stays as it is.
+/// version 1, every value stored, larger blocks) where that is smaller
+/// than `plain` bytes (the table as a plain build writes it);
+/// [`Compaction::KeptForMirror`] where it stays as it is, or, in a build
+/// (whose file was written at a fast level), becomes the plain build's.
 fn write_whole(
     pass: &Pass,
     path: &Path,
     material: Material,
     (before, stats): (u64, format::TableStats),
-    whole: &BlockBytes,
+    (whole, plain): (&BlockBytes, u64),
 ) -> Result<Compaction, GenError> {
-    // A build's own file, compressed fast, is never kept.
-    if whole.file_bytes() >= before && pass.mode != Mode::Trusted {
+    if whole.file_bytes() >= plain {
+        if pass.mode == Mode::Trusted {
+            let folder = path.parent().unwrap_or(Path::new("."));
+            recompress(folder, material, pass.rule_set)?;
+        }
         return Ok(Compaction::KeptForMirror);
     }
     let after = if pass.writes() {
@@ -613,7 +626,13 @@ fn keep_whole(pass: &Pass, path: &Path, material: Material) -> Result<Compaction
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
     let whole = whole_blocks(&codes, material, pass.rule_set, path)?;
-    write_whole(pass, path, material, (before, header.stats), &whole)
+    write_whole(
+        pass,
+        path,
+        material,
+        (before, header.stats),
+        (&whole, before),
+    )
 }
 
 /// How many positions of `material`'s table (values `codes`, a version-1

@@ -58,3 +58,25 @@ pub(crate) fn kings_only_limit() -> u32 {
         lowered => lowered.max(1),
     }
 }
+
+/// Whether a build stops before it compacts anything.
+static STOP_BEFORE_COMPACTION: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// From now on (until called with `false`), a compacting build
+/// (`GenOptions::compact`) fails where it would compact the pairs it
+/// wrote, as a build killed there would stop: a test then runs it again
+/// and checks that the resumed build compacts them.
+pub fn stop_before_compaction(stop: bool) {
+    STOP_BEFORE_COMPACTION.store(stop, Ordering::SeqCst);
+}
+
+/// The error a build stopped by [`stop_before_compaction`] returns, if
+/// it is stopped.
+pub(crate) fn compaction_stop(dir: &std::path::Path) -> Result<(), plan::GenError> {
+    if STOP_BEFORE_COMPACTION.load(Ordering::SeqCst) {
+        let stopped = std::io::Error::other("stopped before compaction (a test's fault switch)");
+        return Err(plan::GenError::io(dir, stopped));
+    }
+    Ok(())
+}

@@ -178,21 +178,32 @@ fn generate_here(options: &GenOptions) -> Result<GenReport, GenError> {
 /// Compacts the pairs the build wrote (`to_compact`, emptied; see
 /// `GenOptions::compact`), after the last pair that reads them: a
 /// compacted table is slower to read, most of all one left to a search.
-/// A build stopped before leaves version-1 tables, which `compact` takes.
+/// Then the pairs an earlier build wrote and was stopped before
+/// compacting (their records, `unit::pending`), so that a resumed build
+/// writes what an unbroken one does; a build that does not compact
+/// rewrites those at the default zstd level.
 fn compact_pending(
     options: &GenOptions,
     to_compact: &mut Vec<(Material, Option<u32>)>,
     report: &mut GenReport,
     set_progress: &SetProgress,
 ) -> Result<(), GenError> {
-    for pair in to_compact.drain(..) {
-        set_progress.message(&format!("compacting {}", pair.0));
-        let mut done = UnitReport {
-            to_compact: Some(pair),
-            ..UnitReport::default()
-        };
-        unit::pair_files::compact_written(options, &mut done)?;
-        let sides = plan::pair_materials(pair.0);
+    let dir = table_dir(&options.dir, options.rule_set);
+    #[cfg(feature = "fault-injection")]
+    if options.compact.is_some() && !to_compact.is_empty() {
+        fault::compaction_stop(&dir)?;
+    }
+    let mut pairs: Vec<(Material, Option<u32>)> = std::mem::take(to_compact);
+    let earlier: Vec<_> = unit::pending::list(&dir)
+        .into_iter()
+        .filter(|r| !pairs.iter().any(|p| p.0 == r.0))
+        .collect();
+    pairs.extend(earlier);
+    for (pair, deepest) in pairs {
+        set_progress.message(&format!("compacting {pair}"));
+        let mut done = UnitReport::default();
+        unit::pair_files::compact_pair(options, pair, deepest, &mut done)?;
+        let sides = plan::pair_materials(pair);
         for b in report
             .built
             .iter_mut()
@@ -223,7 +234,13 @@ pub fn run_unit(options: &GenOptions, id: &str) -> Result<UnitReport, GenError> 
         let mut report = unit::run(options, &unit, &mut unit::Session::default(), &progress)?;
         progress.finish();
         // One unit a process: its pair is compacted at once (the pairs
-        // built after it read it more slowly).
+        // built after it read it more slowly), as is a pair it wrote
+        // before it was stopped (its record says so).
+        if report.to_compact.is_none() {
+            report.to_compact = unit
+                .material
+                .and_then(|pair| unit::pending::find(&dir, pair).map(|deepest| (pair, deepest)));
+        }
         unit::pair_files::compact_written(options, &mut report)?;
         Ok(report)
     })

@@ -26,6 +26,7 @@ use crate::values::Layer;
 mod assembly;
 pub(crate) mod group_file;
 pub(crate) mod pair_files;
+pub(crate) mod pending;
 pub(crate) mod table_writer;
 
 use group_file::{ExpectedGroup, GroupId};

@@ -31,7 +31,7 @@ pub struct UnitReport {
     pub not_compacted: Vec<Material>,
     /// With [`GenOptions::compact`]: the pair whose tables this unit wrote,
     /// and the deepest level its solve settled a position at, if known:
-    /// to be compacted by [`compact_written`] once no pair of the build
+    /// to be compacted by `compact_written` once no pair of the build
     /// reads its tables any more (a compacted table is slower to read).
     pub to_compact: Option<(Material, Option<u32>)>,
     /// Wall time, in seconds.
@@ -77,6 +77,7 @@ pub(crate) fn write_pair_files(
         .iter()
         .any(|b| pair_materials(pair).contains(&b.material));
     if options.compact.is_some() && wrote {
+        crate::unit::pending::record(&dir, pair, deepest)?;
         report.to_compact = Some((pair, deepest));
     }
     if options.dtc && options.compact_dtc {
@@ -96,23 +97,43 @@ pub(crate) fn compact_written(
     options: &GenOptions,
     report: &mut UnitReport,
 ) -> Result<(), GenError> {
-    let (Some(sides), Some((pair, deepest))) = (options.compact, report.to_compact.take()) else {
-        return Ok(());
-    };
-    let rule_set = options.rule_set;
-    if format::value_kind(pair, rule_set) != format::ValueKind::Wdl {
-        return Ok(());
+    if let Some((pair, deepest)) = report.to_compact.take() {
+        compact_pair(options, pair, deepest, report)?;
     }
-    let folder = rule_dir(options);
-    if !crate::solvers::kings_only::search_is_exact(rule_set, pair, deepest) {
-        for m in pair_materials(pair) {
-            crate::compact::recompress(&folder, m, rule_set)?;
+    Ok(())
+}
+
+/// Compacts the tables of `pair`, written by a compacting build whose
+/// solve settled its deepest position at level `deepest`, where that
+/// proves a one-ply search exact; else (or in a build that does not
+/// compact) rewrites them at the default zstd level. Then forgets the
+/// pair's record (`pending`) and counts the bytes of the files in
+/// `report.built`.
+pub(crate) fn compact_pair(
+    options: &GenOptions,
+    pair: Material,
+    deepest: Option<u32>,
+    report: &mut UnitReport,
+) -> Result<(), GenError> {
+    let (rule_set, folder) = (options.rule_set, rule_dir(options));
+    if format::value_kind(pair, rule_set) == format::ValueKind::Wdl {
+        let proved = crate::solvers::kings_only::search_is_exact(rule_set, pair, deepest);
+        match options.compact {
+            Some(sides) if proved => {
+                let done = crate::compact::compact_built_pair(&folder, pair, rule_set, sides)?;
+                report.compacted.extend(done);
+            }
+            _ => {
+                for m in pair_materials(pair) {
+                    crate::compact::recompress(&folder, m, rule_set)?;
+                }
+                if options.compact.is_some() {
+                    report.not_compacted.push(pair);
+                }
+            }
         }
-        report.not_compacted.push(pair);
-    } else {
-        let done = crate::compact::compact_built_pair(&folder, pair, rule_set, sides)?;
-        report.compacted.extend(done);
     }
+    crate::unit::pending::clear(&folder, pair)?;
     for b in report.built.iter_mut() {
         if pair_materials(pair).contains(&b.material) {
             b.bytes = std::fs::metadata(&b.path).map_or(0, |md| md.len());

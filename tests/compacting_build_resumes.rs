@@ -1,0 +1,78 @@
+//! A compacting build (`dtb gen --compact`) stopped after writing its
+//! tables and before compacting them leaves valid version-1 tables and a
+//! record of each pair's proof; run again, it compacts them and ends with
+//! the files of a build never stopped, byte for byte. Run again without
+//! `--compact`, it ends with a plain build's files. (Its own test binary:
+//! the stop is a process-wide switch.)
+
+use std::path::Path;
+
+use format::RuleSet;
+use gen::{generate, GenOptions, Sides};
+
+/// Every file of `dir`'s rule-set folder (and whether the units folder,
+/// where the records live, is there).
+fn files(dir: &Path, rule_set: RuleSet) -> Vec<(std::ffi::OsString, Vec<u8>)> {
+    let folder = format::table_dir(dir, rule_set);
+    let mut all: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let bytes = if e.path().is_dir() {
+                b"a folder".to_vec()
+            } else {
+                std::fs::read(e.path()).unwrap()
+            };
+            (e.file_name(), bytes)
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+fn options(dir: &Path, rule_set: RuleSet, compact: Option<Sides>) -> GenOptions {
+    let mut options = GenOptions::new(dir, rule_set, 4);
+    options.compact = compact;
+    options
+}
+
+/// Builds with `compact` and stops before compacting: every table is
+/// there and stores every value (version 1).
+fn stopped_build(rule_set: RuleSet, compact: Sides) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    gen::fault::stop_before_compaction(true);
+    let stopped = generate(&options(dir.path(), rule_set, Some(compact)));
+    gen::fault::stop_before_compaction(false);
+    assert!(stopped.is_err(), "the build was not stopped");
+    let folder = format::table_dir(dir.path(), rule_set);
+    let tables = format::list_tables(&folder).unwrap();
+    assert!(tables.len() > 20);
+    for m in tables {
+        let header = format::read_header(&format::table_path(&folder, m)).unwrap();
+        assert!(!header.from_mirror && !header.threats_searched, "{m}");
+    }
+    dir
+}
+
+#[test]
+fn a_stopped_compacting_build_resumes_to_the_same_files() {
+    let rule_set = RuleSet::Fmjd;
+    let compact = Sides::SMALLER_ONLY;
+    let unbroken = tempfile::tempdir().unwrap();
+    let report = generate(&options(unbroken.path(), rule_set, Some(compact))).unwrap();
+    assert!(report.compacted.len() > 10);
+
+    let resumed = stopped_build(rule_set, compact);
+    let report = generate(&options(resumed.path(), rule_set, Some(compact))).unwrap();
+    assert!(report.built.is_empty(), "every table was there");
+    assert!(report.compacted.len() > 10, "{:?}", report.compacted);
+    assert!(report.not_compacted.is_empty());
+    assert!(files(unbroken.path(), rule_set) == files(resumed.path(), rule_set));
+
+    let plain = tempfile::tempdir().unwrap();
+    generate(&options(plain.path(), rule_set, None)).unwrap();
+    let uncompacted = stopped_build(rule_set, compact);
+    let report = generate(&options(uncompacted.path(), rule_set, None)).unwrap();
+    assert!(report.compacted.is_empty() && report.not_compacted.is_empty());
+    assert!(files(plain.path(), rule_set) == files(uncompacted.path(), rule_set));
+}
