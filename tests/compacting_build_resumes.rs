@@ -31,7 +31,7 @@ fn files(dir: &Path, rule_set: RuleSet) -> Vec<(std::ffi::OsString, Vec<u8>)> {
 }
 
 fn options(dir: &Path, rule_set: RuleSet, compact: Option<Sides>) -> GenOptions {
-    let mut options = GenOptions::new(dir, rule_set, 4);
+    let mut options = GenOptions::new(dir, rule_set, 3);
     options.compact = compact;
     options
 }
@@ -46,7 +46,7 @@ fn stopped_build(rule_set: RuleSet, compact: Sides) -> tempfile::TempDir {
     assert!(stopped.is_err(), "the build was not stopped");
     let folder = format::table_dir(dir.path(), rule_set);
     let tables = format::list_tables(&folder).unwrap();
-    assert!(tables.len() > 20);
+    assert!(tables.len() > 10);
     for m in tables {
         let header = format::read_header(&format::table_path(&folder, m)).unwrap();
         assert!(!header.from_mirror && !header.threats_searched, "{m}");
@@ -60,12 +60,15 @@ fn a_stopped_compacting_build_resumes_to_the_same_files() {
     let compact = Sides::SMALLER_ONLY;
     let unbroken = tempfile::tempdir().unwrap();
     let report = generate(&options(unbroken.path(), rule_set, Some(compact))).unwrap();
-    assert!(report.compacted.len() > 10);
+    assert!(report
+        .compacted
+        .iter()
+        .any(|t| matches!(t.outcome, gen::Compaction::LeftOut { .. })));
 
     let resumed = stopped_build(rule_set, compact);
     let report = generate(&options(resumed.path(), rule_set, Some(compact))).unwrap();
     assert!(report.built.is_empty(), "every table was there");
-    assert!(report.compacted.len() > 10, "{:?}", report.compacted);
+    assert!(report.compacted.len() > 5, "{:?}", report.compacted);
     assert!(report.not_compacted.is_empty());
     assert!(files(unbroken.path(), rule_set) == files(resumed.path(), rule_set));
 
