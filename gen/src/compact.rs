@@ -299,8 +299,8 @@ struct Weighed {
     stats: [format::TableStats; 2],
     /// The values of the side that would be left out (a version-1 stream).
     codes_out: Vec<u8>,
-    /// The side that would be left out: the larger as version 2 (the
-    /// mirror where they are equal).
+    /// The side that would be left out: the one whose leaving out saves
+    /// more bits a position (the mirror where they save alike).
     k: usize,
     /// Both tables as version 2.
     v2: [BlockBytes; 2],
@@ -341,19 +341,27 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
     let v2 = [0, 1].map(|s| v2_blocks(pair[s], &codes[s], pass.rule_set, &paths[s]));
     let [v2_0, v2_1] = v2;
     let v2 = [v2_0?, v2_1?];
-    // Sizes a build and a checked run both know (not the files', which a
-    // build writes at a fast level first), so that both decide alike.
-    let k = usize::from(v2[1].file_bytes() >= v2[0].file_bytes());
-    let (kept, rule_set) = (pair[1 - k], pass.rule_set);
-    let kept_whole = bytes_estimate(&codes[1 - k], whole_spec(kept, rule_set), &paths[1 - k])?;
-    let kept_plain = bytes_estimate(
-        &codes[1 - k],
-        TableSpec::new(kept, rule_set, ValueKind::Wdl),
-        &paths[1 - k],
-    )?;
+    // Each side weighed for leaving out, by sizes a build and a checked
+    // run both know (not the files', which a build writes at a fast level
+    // first), so that both decide alike.
     let both = v2[0].file_bytes() + v2[1].file_bytes();
-    let one = kept_whole.min(kept_plain) + format::HEADER_LEN as u64 + 8;
-    let positions = [&h0, &h1][k].position_count.max(1);
+    let positions = [h0.position_count, h1.position_count];
+    let mut weighed = [(0.0, 0); 2];
+    for (out, w) in weighed.iter_mut().enumerate() {
+        let kept = 1 - out;
+        let plain = plain_estimate(&codes[kept], pair[kept], pass.rule_set, &paths[kept])?;
+        let whole = bytes_estimate(
+            &codes[kept],
+            whole_spec(pair[kept], pass.rule_set),
+            &paths[kept],
+        )?;
+        let one = whole.min(plain) + format::HEADER_LEN as u64 + 8;
+        let saving = (both as f64 - one as f64) * 8.0 / positions[out].max(1) as f64;
+        *w = (saving, plain);
+    }
+    // The side that saves more (the mirror where they save alike).
+    let k = usize::from(weighed[1].0 >= weighed[0].0);
+    let (saving, kept_plain) = weighed[k];
     let [c0, c1] = codes;
     let (codes_out, codes_kept) = if k == 0 { (c0, c1) } else { (c1, c0) };
     Ok(Some(Weighed {
@@ -366,7 +374,7 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
         v2,
         codes_kept,
         kept_plain,
-        saving: (both as f64 - one as f64) * 8.0 / positions as f64,
+        saving,
     }))
 }
 
@@ -527,6 +535,18 @@ fn bytes_estimate(codes: &[u8], spec: TableSpec, path: &Path) -> Result<u64, Gen
     let payload = compressed(sampled.into_par_iter(), spec.level, path)?.payload;
     let scaled = (payload as f64 * blocks as f64 / count as f64).round() as u64;
     Ok(format::HEADER_LEN as u64 + scaled + 12 * blocks as u64 + 8)
+}
+
+/// [`bytes_estimate`] of `material`'s table as a plain build writes it
+/// (version 1 at the default block size and level).
+fn plain_estimate(
+    codes: &[u8],
+    material: Material,
+    rule_set: RuleSet,
+    path: &Path,
+) -> Result<u64, GenError> {
+    let spec = TableSpec::new(material, rule_set, ValueKind::Wdl);
+    bytes_estimate(codes, spec, path)
 }
 
 /// `material`'s values `codes` (a version-1 stream) as the compressed
