@@ -66,8 +66,9 @@ pub struct GenOptions {
     /// Default
     /// [`DEFAULT_BITSET_SLICES_ABOVE`].
     pub bitset_slices_above: u64,
-    /// Write the WLD tables compacted as each pair is built (format
-    /// version 2, see `gen::compact`), with one side of a pair left out
+    /// Write the WLD tables compacted once the build's last reader of
+    /// each pair is built (format version 2, see `gen::compact`; a stopped
+    /// build compacts them when run again), with one side of a pair left out
     /// where [`Sides`] says; `None` writes version 1. A pair whose
     /// longest distance to conversion reaches the 25-move rule's limit is
     /// written as version 1 (a one-ply search of it is not proved exact;
@@ -84,7 +85,8 @@ pub enum Sides {
     /// One table of a pair, the other left to a one-ply search over it,
     /// where that saves at least `min_saving` bits a position of the table
     /// left out against keeping both as version 2; both as version 2
-    /// elsewhere. The table left out is the larger file of the two.
+    /// elsewhere. The table left out is the one whose absence saves more
+    /// bits a position.
     One {
         /// Bits a position of the table left out, at least; 0 leaves one
         /// side out wherever that makes the pair any smaller.

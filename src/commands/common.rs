@@ -122,9 +122,11 @@ pub struct BuildArgs {
     #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_BITSET_SLICES_ABOVE)]
     pub bitset_slices_above: u64,
     /// Write the WLD tables compacted (format version 2, as `dtb compact`
-    /// does, without its checks: the solver proves them) as each pair is
-    /// built. A pair whose longest distance to conversion reaches the
-    /// 25-move rule's limit stays version 1 (`dtb compact` checks it).
+    /// does, without its checks: the solver proves them), each pair once
+    /// the build's last reader of it is built (`--unit`: at once). A pair
+    /// whose longest distance to conversion reaches the 25-move rule's
+    /// limit stays version 1 (`dtb compact` checks it). A stopped build
+    /// compacts what it wrote when run again.
     #[arg(long)]
     pub compact: bool,
     /// With `--compact`, keep one table of a pair where the other can be

@@ -15,9 +15,10 @@ pub struct Args {
     tables: TableArgs,
     #[command(flatten)]
     work: WorkArgs,
-    /// Keep only the smaller table of each pair of mirror materials where
-    /// the other can be answered by a one-ply search over it (smaller
-    /// files, slower probes of the side left out).
+    /// Keep only one table of each pair of mirror materials where the
+    /// other can be answered by a one-ply search over it, leaving out the
+    /// side whose absence saves more (smaller files, slower probes of the
+    /// side left out).
     #[arg(long)]
     one_side: bool,
     /// With `--one-side`, leave a side out only where that saves at least
