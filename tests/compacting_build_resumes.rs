@@ -1,7 +1,8 @@
 //! A compacting build (`dtb gen --compact`) stopped after writing its
 //! tables and before compacting them leaves valid version-1 tables and a
 //! record of each pair's proof; run again, it compacts them and ends with
-//! the files of a build never stopped, byte for byte. Run again without
+//! the files of a build never stopped, byte for byte (so does the
+//! manifest unit run alone, as the last batch job). Run again without
 //! `--compact`, it ends with a plain build's files. (Its own test binary:
 //! the stop is a process-wide switch.)
 
@@ -71,6 +72,18 @@ fn a_stopped_compacting_build_resumes_to_the_same_files() {
     assert!(report.compacted.len() > 5, "{:?}", report.compacted);
     assert!(report.not_compacted.is_empty());
     assert!(files(unbroken.path(), rule_set) == files(resumed.path(), rule_set));
+
+    // One unit a batch job: the scheduler counts the stopped pairs' units
+    // done, and the manifest unit compacts what they recorded.
+    let by_units = stopped_build(rule_set, compact);
+    let options_here = options(by_units.path(), rule_set, Some(compact));
+    let manifest = gen::plan(&options_here)
+        .into_iter()
+        .find(|u| u.kind == gen::UnitKind::Manifest)
+        .unwrap();
+    let report = gen::run_unit(&options_here, &manifest.id).unwrap();
+    assert!(report.compacted.len() > 5, "{:?}", report.compacted);
+    assert!(files(unbroken.path(), rule_set) == files(by_units.path(), rule_set));
 
     let plain = tempfile::tempdir().unwrap();
     generate(&options(plain.path(), rule_set, None)).unwrap();

@@ -230,8 +230,11 @@ pub fn run_unit(options: &GenOptions, id: &str) -> Result<UnitReport, GenError> 
     let dir = table_dir(&options.dir, options.rule_set);
     std::fs::create_dir_all(&dir).map_err(|e| GenError::io(&dir, e))?;
     in_pool(options, || {
+        let earlier = compact_recorded(options, &unit)?;
         let progress = Progress::new(&unit.id, solved_positions(&unit), options.quiet);
         let mut report = unit::run(options, &unit, &mut unit::Session::default(), &progress)?;
+        report.compacted.extend(earlier.compacted);
+        report.not_compacted.extend(earlier.not_compacted);
         progress.finish();
         // One unit a process: its pair is compacted at once (the pairs
         // built after it read it more slowly), as is a pair it wrote
@@ -244,6 +247,20 @@ pub fn run_unit(options: &GenOptions, id: &str) -> Result<UnitReport, GenError> 
         unit::pair_files::compact_written(options, &mut report)?;
         Ok(report)
     })
+}
+
+/// Before the manifest unit (`unit`), compacts every pair whose unit was
+/// stopped between writing its tables and compacting them (its record,
+/// `unit::pending`): a batch scheduler counts that unit done, so the last
+/// unit finishes it.
+fn compact_recorded(options: &GenOptions, unit: &Unit) -> Result<UnitReport, GenError> {
+    let mut done = UnitReport::default();
+    if unit.kind == UnitKind::Manifest {
+        for (pair, deepest) in unit::pending::list(&table_dir(&options.dir, options.rule_set)) {
+            unit::pair_files::compact_pair(options, pair, deepest, &mut done)?;
+        }
+    }
+    Ok(done)
 }
 
 /// Whether `unit`'s output is present and valid (running it would do
