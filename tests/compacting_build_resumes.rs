@@ -7,18 +7,20 @@
 //! the stop is a process-wide switch.)
 
 use std::path::Path;
+use std::sync::Mutex;
 
 use format::RuleSet;
 use gen::{generate, GenOptions, Sides};
 
-/// Every file of `dir`'s rule-set folder (and whether the units folder,
-/// where the records live, is there).
+/// Every file of `dir`'s rule-set folder but the build's lock (and
+/// whether the units folder, where the records live, is there).
 fn files(dir: &Path, rule_set: RuleSet) -> Vec<(std::ffi::OsString, Vec<u8>)> {
     let folder = format::table_dir(dir, rule_set);
     let mut all: Vec<_> = std::fs::read_dir(&folder)
         .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name() != ".dtb-gen.lock")
         .map(|e| {
-            let e = e.unwrap();
             let bytes = if e.path().is_dir() {
                 b"a folder".to_vec()
             } else {
@@ -55,8 +57,13 @@ fn stopped_build(rule_set: RuleSet, compact: Sides) -> tempfile::TempDir {
     dir
 }
 
+/// The tests of this file build one at a time: the stop switch is
+/// process-wide.
+static ONE_BUILD: Mutex<()> = Mutex::new(());
+
 #[test]
 fn a_stopped_compacting_build_resumes_to_the_same_files() {
+    let _one_build = ONE_BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let rule_set = RuleSet::Fmjd;
     let compact = Sides::SMALLER_ONLY;
     let unbroken = tempfile::tempdir().unwrap();
@@ -91,4 +98,27 @@ fn a_stopped_compacting_build_resumes_to_the_same_files() {
     let report = generate(&options(uncompacted.path(), rule_set, None)).unwrap();
     assert!(report.compacted.is_empty() && report.not_compacted.is_empty());
     assert!(files(plain.path(), rule_set) == files(uncompacted.path(), rule_set));
+}
+
+/// One process a unit (`dtb gen --unit`, each pair compacted at once, so
+/// the pairs after it read compacted tables) writes the files of one
+/// compacting build, byte for byte.
+#[test]
+fn a_compacting_build_unit_by_unit_writes_the_same_files() {
+    let _one_build = ONE_BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let rule_set = RuleSet::Fmjd;
+    let compact = Sides::SMALLER_ONLY;
+    let whole = tempfile::tempdir().unwrap();
+    generate(&options(whole.path(), rule_set, Some(compact))).unwrap();
+    let by_units = tempfile::tempdir().unwrap();
+    let unit_options = options(by_units.path(), rule_set, Some(compact));
+    let mut compacted = 0;
+    for unit in gen::plan(&unit_options) {
+        compacted += gen::run_unit(&unit_options, &unit.id)
+            .unwrap()
+            .compacted
+            .len();
+    }
+    assert!(compacted > 5);
+    assert!(files(whole.path(), rule_set) == files(by_units.path(), rule_set));
 }
