@@ -73,6 +73,20 @@ fn a_stopped_compacting_build_resumes_to_the_same_files() {
         .iter()
         .any(|t| matches!(t.outcome, gen::Compaction::LeftOut { .. })));
 
+    // A record whose tables are not there (a stray file) is forgotten.
+    let units = format::table_dir(unbroken.path(), rule_set).join(plan::UNITS_DIR);
+    std::fs::create_dir_all(&units).unwrap();
+    let stray = units.join(format!(
+        "{}.compact",
+        plan::pair_of("KKKK-K".parse().unwrap())
+    ));
+    std::fs::write(&stray, "deepest 3\n").unwrap();
+    std::fs::write(units.join("not a pair.compact"), "deepest ?").unwrap();
+    generate(&options(unbroken.path(), rule_set, Some(compact))).unwrap();
+    assert!(!stray.exists());
+    std::fs::remove_file(units.join("not a pair.compact")).unwrap();
+    std::fs::remove_dir(&units).unwrap();
+
     let resumed = stopped_build(rule_set, compact);
     let report = generate(&options(resumed.path(), rule_set, Some(compact))).unwrap();
     assert!(report.built.is_empty(), "every table was there");

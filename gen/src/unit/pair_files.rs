@@ -116,7 +116,11 @@ pub(crate) fn compact_pair(
     report: &mut UnitReport,
 ) -> Result<(), GenError> {
     let (rule_set, folder) = (options.rule_set, rule_dir(options));
-    if format::value_kind(pair, rule_set) == format::ValueKind::Wdl {
+    // A record whose tables are gone (removed by hand) is forgotten.
+    let present = pair_materials(pair)
+        .iter()
+        .all(|&m| format::table_path(&folder, m).is_file());
+    if present && format::value_kind(pair, rule_set) == format::ValueKind::Wdl {
         let proved = crate::solvers::kings_only::search_is_exact(rule_set, pair, deepest);
         match options.compact {
             Some(sides) if proved => {

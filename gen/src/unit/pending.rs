@@ -63,7 +63,8 @@ pub(crate) fn list(dir: &Path) -> Vec<(Material, Option<u32>)> {
         .filter_map(|e| {
             let name = e.file_name();
             let pair: Material = name.to_str()?.strip_suffix(SUFFIX)?.parse().ok()?;
-            let pair = plan::pair_of(pair);
+            // Only the names a build writes (a pair's first material).
+            (plan::pair_of(pair) == pair).then_some(())?;
             let text = std::fs::read_to_string(e.path()).unwrap_or_default();
             Some((pair, parse(&text)))
         })
