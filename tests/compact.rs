@@ -5,7 +5,7 @@
 //! blocks (both sides kept), one side of each pair left out
 //! (`--one-side`: answered by a one-ply search over the other), or one
 //! side left out only where that saves enough (`--min-saving`); each
-//! rule set takes two or three of these ways. Then every position of
+//! rule set takes one or two of these ways. Then every position of
 //! every table, with either side to move (each table holds one side to
 //! move; its mirror's table, the other), is probed in the plain and the
 //! compacted sets with every state of the draw counter its class allows,
@@ -132,14 +132,22 @@ fn assert_saving_decides(sides: Sides, t: &gen::CompactedTable) {
     }
 }
 
-/// Every position of every table, both sides to move, every counter.
+/// Every position of every table the compaction changed, both sides to
+/// move, every counter.
 fn assert_same_answers(rule_set: RuleSet, plain: &Path, small: &Path) {
     let a = Tablebase::open(plain, rule_set).unwrap();
     let b = Tablebase::open(small, rule_set).unwrap();
     let folder = format::table_dir(small, rule_set);
     let mut searched = 0u64;
     let mut moves = Vec::new();
+    let file =
+        |dir: &Path, m| std::fs::read(format::table_path(&format::table_dir(dir, rule_set), m));
     for m in format::list_tables(&folder).unwrap() {
+        // A table the compaction left as it was answers from the same
+        // bytes, and its captures lead to tables compared here.
+        if file(plain, m).unwrap() == file(small, m).unwrap() {
+            continue;
+        }
         let index = MaterialIndex::new(m);
         let counters: Vec<Option<u8>> = match m.counted_ending() {
             Some(class) if rule_set.has_move_limits() => {
@@ -265,15 +273,15 @@ fn assert_mixed(rule_set: RuleSet, small: &Path) {
 
 #[test]
 fn compacted_tables_answer_as_before_under_fmjd() {
-    check_rule_set(
-        RuleSet::Fmjd,
-        &[Sides::Both, SOME_PAIRS, Sides::SMALLER_ONLY],
-    );
+    // Both sides rewritten everywhere is `pure`'s first way; here the
+    // pairs `SOME_PAIRS` keeps whole take it.
+    check_rule_set(RuleSet::Fmjd, &[SOME_PAIRS, Sides::SMALLER_ONLY]);
 }
 
 #[test]
 fn compacted_tables_answer_as_before_under_pure() {
-    check_rule_set(RuleSet::Pure, &[Sides::Both, Sides::SMALLER_ONLY]);
+    // One side a pair everywhere is `fmjd`'s second way.
+    check_rule_set(RuleSet::Pure, &[Sides::Both]);
 }
 
 #[test]

@@ -299,20 +299,24 @@ fn fmjd_values_with_rules_fmjd() {
 
 #[test]
 fn mtc_values_from_the_dtc_files() {
-    let mut materials = up_to_four();
-    materials.extend(five_piece_sample());
     let tb = Tablebase::open(tables(), RuleSet::Pure).unwrap();
-    let want = expected(&materials, 13, &|p| {
-        tb.probe_dtc(p)
-            .map_or(DTB_EGDB_UNKNOWN as i8, |d| mtc_code(d) as i8)
-    });
     let root = tables().to_str().unwrap();
-    let (got, _) = sweep(
-        &program("capi/tests/c/egdb_sweep.c"),
-        &[root, "db=mtc", "13"],
-        &materials,
-    );
-    compare("C, db=mtc", &got, &want);
+    let mut want = Vec::new();
+    // Every 13th placement up to four pieces, every 61st of the five-piece
+    // sample (ten times the positions of all the others together).
+    for (materials, stride) in [(up_to_four(), 13), (five_piece_sample(), FIVE_STRIDE)] {
+        let expect = expected(&materials, stride, &|p| {
+            tb.probe_dtc(p)
+                .map_or(DTB_EGDB_UNKNOWN as i8, |d| mtc_code(d) as i8)
+        });
+        let (got, _) = sweep(
+            &program("capi/tests/c/egdb_sweep.c"),
+            &[root, "db=mtc", &stride.to_string()],
+            &materials,
+        );
+        compare(&format!("C, db=mtc, every {stride}th"), &got, &expect);
+        want.extend(expect);
+    }
     // Distances at and above the threshold occur, even values only.
     assert!(
         want.iter().any(|&v| v >= 10),
