@@ -1,7 +1,8 @@
 //! Compares two folders of the same tables (a plain set and one rewritten
 //! by `dtb compact`): every table's header statistics, then `N` random
 //! positions of the tables of `PIECES` pieces, probed in both (issue 51's
-//! "10 M sampled five-piece positions").
+//! "10 M sampled five-piece positions"), their DTC too where both folders
+//! hold `.dtc` files.
 //!
 //! ```text
 //! cargo run --release --example compare_sets -- PLAIN SMALL fmjd 5 10000000
@@ -30,7 +31,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for &m in &materials {
         let a = format::read_header(&format::table_path(&folder(plain), m))?;
         let b = format::read_header(&format::table_path(&folder(small), m))?;
-        if a.stats != b.stats {
+        let dtc = |dir: &str| format::read_header(&format::dtc_path(&folder(dir), m)).ok();
+        let dtc_differs = dtc(plain).map(|h| h.stats) != dtc(small).map(|h| h.stats);
+        if a.stats != b.stats || dtc_differs {
             println!(
                 "{m}: statistics differ: {:?} against {:?}",
                 a.stats, b.stats
@@ -62,6 +65,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let (x, y) = (a.probe(&pos), b.probe(&pos));
                 if x.as_ref().ok() != y.as_ref().ok() {
                     println!("{m} {pos}: {x:?} against {y:?}");
+                    differing += 1;
+                }
+                // Where both folders hold DTC files (`dtb gen --dtc`).
+                let (x, y) = (a.probe_dtc(&pos), b.probe_dtc(&pos));
+                if x.as_ref().ok() != y.as_ref().ok() {
+                    println!("{m} {pos}: DTC {x:?} against {y:?}");
                     differing += 1;
                 }
             }
