@@ -326,6 +326,63 @@ fn dtc_files_that_store_no_values_where_they_may_not_are_corrupted() {
     }
 }
 
+/// DTC files written in blocks of 16,384 positions (the default before
+/// blocks of 65,536) answer as today's: a reader takes the block size
+/// from the header.
+#[test]
+fn dtc_files_in_the_older_block_size_answer_alike() {
+    let rule_set = RuleSet::Pure;
+    let today = dtc_tables(rule_set);
+    let older = tempfile::tempdir().unwrap();
+    let (from, to) = (today.join("pure"), older.path().join("pure"));
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+    }
+    let mut rewritten = 0;
+    for m in format::list_tables(&from).unwrap() {
+        let reader =
+            format::TableReader::new(std::fs::read(format::dtc_path(&from, m)).unwrap()).unwrap();
+        let header = reader.header().clone();
+        if header.from_mirror {
+            continue;
+        }
+        assert_eq!(header.positions_per_block, format::DEFAULT_DTC_BLOCK);
+        let spec = format::TableSpec {
+            positions_per_block: 16_384,
+            ..format::TableSpec::new(m, rule_set, format::ValueKind::Dtc)
+        };
+        let mut writer = format::TableWriter::create(&format::dtc_path(&to, m), spec).unwrap();
+        for byte in reader.decode_all().unwrap() {
+            writer.push(Some(byte)).unwrap();
+        }
+        writer.finish(header.stats).unwrap();
+        rewritten += usize::from(header.position_count > 16_384);
+    }
+    assert!(
+        rewritten > 10,
+        "{rewritten} files of more than one older block"
+    );
+    let (a, b) = (
+        Tablebase::open(today, rule_set).unwrap(),
+        Tablebase::open(older.path(), rule_set).unwrap(),
+    );
+    let mut decided = 0u64;
+    for m in format::list_tables(&from).unwrap() {
+        let index = MaterialIndex::new(m);
+        // Every position up to three pieces, every 31st of four.
+        let stride = if m.pieces() < 4 { 1 } else { 31 };
+        for i in (0..index.count()).step_by(stride) {
+            let pos = index.unrank(i);
+            let dtc = a.probe_dtc(&pos).unwrap();
+            assert_eq!(dtc, b.probe_dtc(&pos).unwrap(), "{m} {pos}");
+            decided += u64::from(dtc.is_some());
+        }
+    }
+    assert!(decided > 100_000, "{decided} decided positions");
+}
+
 /// A random decided position of the built materials (up to 5 pieces),
 /// without a capture to make (random placements are mostly captures,
 /// which end the game too soon to test much).

@@ -57,5 +57,5 @@ pub use threats::is_searched_threat;
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};
 pub use writer::{
     sync_parent, temporary_path, write_from_mirror, TableSpec, TableWriter, DEFAULT_DISTANCE_BLOCK,
-    DEFAULT_LEVEL, DEFAULT_WDL_BLOCK, SEARCHED_WDL_BLOCK,
+    DEFAULT_DTC_BLOCK, DEFAULT_LEVEL, DEFAULT_WDL_BLOCK, SEARCHED_WDL_BLOCK,
 };

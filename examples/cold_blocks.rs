@@ -1,0 +1,146 @@
+//! How many blocks a cold probe reads (issue 51): for positions a prober
+//! answers by a one-ply search (every quiet position of a WLD table left
+//! to its mirror, every searched threat of a version-2 table), the
+//! distinct blocks of each table that the search's stored successors lie
+//! in.
+//!
+//! ```text
+//! cargo run --release --example cold_blocks -- data/fmjd 20000
+//! ```
+//!
+//! For each such table it samples positions (the given count, at random),
+//! and counts, per probe, the blocks of the table itself (a searched
+//! threat's own block; none for a table left out) and of each table its
+//! successors are stored in. Successors that must capture are resolved by
+//! the capture search, which reads the smaller tables its captures reach
+//! (also counted, per table). It prints, per table and in total, how many
+//! probes read at most one block of every table, two, three, or more.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use format::{table_position, Material, MaterialIndex};
+use rand::{rngs::SmallRng, Rng, SeedableRng};
+use rules::{Move, Position};
+
+/// Blocks read per table by one probe.
+type Reads = HashMap<Material, Vec<u64>>;
+
+/// Positions a block holds, per material, read from the headers.
+struct Layout {
+    dir: PathBuf,
+    per_block: HashMap<Material, u64>,
+}
+
+impl Layout {
+    fn block_of(&mut self, pos: &Position) -> (Material, u64) {
+        let (material, normal) = table_position(pos);
+        let dir = &self.dir;
+        let per_block = *self.per_block.entry(material).or_insert_with(|| {
+            let header = format::read_header(&format::table_path(dir, material))
+                .expect("a table of the folder");
+            u64::from(header.positions_per_block)
+        });
+        (
+            material,
+            MaterialIndex::new(material).rank(&normal) / per_block,
+        )
+    }
+
+    /// Records the blocks a probe of stored or capture position `pos`
+    /// reads: its own, or those of its captures' successors.
+    fn record(&mut self, pos: &Position, reads: &mut Reads, moves: &mut Vec<Move>) {
+        if pos.has_capture() {
+            let mut captures = Vec::new();
+            pos.generate_captures(&mut captures);
+            for mv in &captures {
+                let child = pos.play(mv);
+                if child.pieces(child.side_to_move()).is_empty() {
+                    continue;
+                }
+                self.record(&child, reads, moves);
+            }
+            return;
+        }
+        let (material, block) = self.block_of(pos);
+        let blocks = reads.entry(material).or_default();
+        if !blocks.contains(&block) {
+            blocks.push(block);
+        }
+    }
+}
+
+/// The most blocks of one table that a one-ply search of `pos` reads,
+/// `own` adding the position's own block (a searched threat).
+fn most_blocks(layout: &mut Layout, pos: &Position, own: bool, moves: &mut Vec<Move>) -> usize {
+    let mut reads = Reads::new();
+    if own {
+        layout.record(pos, &mut reads, moves);
+    }
+    moves.clear();
+    pos.generate_moves(moves);
+    for mv in moves.clone() {
+        let child = pos.play(&mv);
+        if child.pieces(child.side_to_move()).is_empty() {
+            continue;
+        }
+        layout.record(&child, &mut reads, moves);
+    }
+    reads.values().map(Vec::len).max().unwrap_or(0)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = PathBuf::from(args.get(1).map_or("data/fmjd", String::as_str));
+    let samples: u64 = args.get(2).map_or(Ok(20_000), |s| s.parse())?;
+    let mut layout = Layout {
+        dir: dir.clone(),
+        per_block: HashMap::new(),
+    };
+    let mut rng = SmallRng::seed_from_u64(51);
+    let mut moves = Vec::new();
+    let mut totals = [[0u64; 4]; 2];
+    println!("table kind probes: at most 1 block a table, 2, 3, more");
+    for m in format::list_tables(&dir)? {
+        let header = format::read_header(&format::table_path(&dir, m))?;
+        let (kind, own) = match (header.from_mirror, header.threats_searched) {
+            (true, _) => (0, false),
+            (_, true) => (1, true),
+            _ => continue,
+        };
+        let index = MaterialIndex::new(m);
+        let mut histogram = [0u64; 4];
+        let mut tries = 0;
+        while histogram.iter().sum::<u64>() < samples && tries < 100 * samples {
+            tries += 1;
+            let pos = index.unrank(rng.gen_range(0..index.count()));
+            let searched = if own {
+                format::is_searched_threat(&pos, &mut moves)
+            } else {
+                !pos.has_capture()
+            };
+            if !searched {
+                continue;
+            }
+            let most = most_blocks(&mut layout, &pos, own, &mut moves);
+            histogram[most.clamp(1, 4) - 1] += 1;
+        }
+        let name = ["left out", "threats searched"][kind];
+        println!("{m} {name} {histogram:?}");
+        for (t, h) in totals[kind].iter_mut().zip(histogram) {
+            *t += h;
+        }
+    }
+    for (name, h) in ["left out", "threats searched"].iter().zip(totals) {
+        let all = h.iter().sum::<u64>().max(1) as f64;
+        println!(
+            "{name}: {} probes; at most 1 block a table {:.1}%, 2 {:.1}%, 3 {:.1}%, more {:.1}%",
+            h.iter().sum::<u64>(),
+            100.0 * h[0] as f64 / all,
+            100.0 * h[1] as f64 / all,
+            100.0 * h[2] as f64 / all,
+            100.0 * h[3] as f64 / all
+        );
+    }
+    Ok(())
+}
