@@ -49,7 +49,7 @@ impl Layout {
 
     /// Records the blocks a probe of stored or capture position `pos`
     /// reads: its own, or those of its captures' successors.
-    fn record(&mut self, pos: &Position, reads: &mut Reads, moves: &mut Vec<Move>) {
+    fn record(&mut self, pos: &Position, reads: &mut Reads) {
         if pos.has_capture() {
             let mut captures = Vec::new();
             pos.generate_captures(&mut captures);
@@ -58,7 +58,7 @@ impl Layout {
                 if child.pieces(child.side_to_move()).is_empty() {
                     continue;
                 }
-                self.record(&child, reads, moves);
+                self.record(&child, reads);
             }
             return;
         }
@@ -75,7 +75,7 @@ impl Layout {
 fn most_blocks(layout: &mut Layout, pos: &Position, own: bool, moves: &mut Vec<Move>) -> usize {
     let mut reads = Reads::new();
     if own {
-        layout.record(pos, &mut reads, moves);
+        layout.record(pos, &mut reads);
     }
     moves.clear();
     pos.generate_moves(moves);
@@ -84,7 +84,7 @@ fn most_blocks(layout: &mut Layout, pos: &Position, own: bool, moves: &mut Vec<M
         if child.pieces(child.side_to_move()).is_empty() {
             continue;
         }
-        layout.record(&child, &mut reads, moves);
+        layout.record(&child, &mut reads);
     }
     reads.values().map(Vec::len).max().unwrap_or(0)
 }

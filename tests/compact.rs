@@ -6,11 +6,12 @@
 //! (`--one-side`: answered by a one-ply search over the other), or one
 //! side left out only where that saves enough (`--min-saving`); each
 //! rule set takes one or two of these ways. Then every position of
-//! every table, with either side to move (each table holds one side to
-//! move; its mirror's table, the other), is probed in the plain and the
-//! compacted sets with every state of the draw counter its class allows,
-//! and the answers must be equal; so must each table's statistics, every
-//! compacted set must pass the forward check, and a second compaction
+//! every table the compaction changed, with either side to move (each
+//! table holds one side to move; its mirror's table, the other), is
+//! probed in the plain and the compacted sets with every state of the
+//! draw counter its class allows, and the answers must be equal; so must
+//! each table's statistics, each rule set's last compacted set must pass
+//! the forward check, and a second compaction
 //! changes nothing. A dry run first writes nothing and foresees every
 //! outcome and size. A compacted folder extends like a plain one: a
 //! four-piece pair built on compacted tables up to 3 pieces (either way)
@@ -203,17 +204,22 @@ const SOME_PAIRS: Sides = Sides::One { min_saving: 0.2 };
 fn check_rule_set(rule_set: RuleSet, modes: &[Sides]) {
     let plain = plain_set(rule_set, 4);
     let mut sizes = vec![total_bytes(plain.path(), rule_set)];
-    for &sides in modes {
+    for (k, &sides) in modes.iter().enumerate() {
         let small = compacted_set(rule_set, plain.path(), sides);
         assert_same_answers(rule_set, plain.path(), small.path());
         assert_built_alike(rule_set, small.path(), sides);
-        let verdicts = check::verify(&check::VerifyOptions::new(small.path(), rule_set)).unwrap();
-        assert!(!verdicts.is_empty());
-        for v in &verdicts {
-            assert!(
-                v.problem.is_none() && v.mismatch_count == 0,
-                "{rule_set} {sides:?}: {v:?}"
-            );
+        // The forward check of the last way, which leaves out the most
+        // (one side everywhere also rewrites the pairs it cannot split).
+        if k + 1 == modes.len() {
+            let options = check::VerifyOptions::new(small.path(), rule_set);
+            let verdicts = check::verify(&options).unwrap();
+            assert!(!verdicts.is_empty());
+            for v in &verdicts {
+                assert!(
+                    v.problem.is_none() && v.mismatch_count == 0,
+                    "{rule_set} {sides:?}: {v:?}"
+                );
+            }
         }
         if sides == SOME_PAIRS {
             assert_mixed(rule_set, small.path());
