@@ -11,10 +11,12 @@
 //! For each such table it samples positions (the given count, at random),
 //! and counts, per probe, the blocks of the table itself (a searched
 //! threat's own block; none for a table left out) and of each table its
-//! successors are stored in. Successors that must capture are resolved by
-//! the capture search, which reads the smaller tables its captures reach
-//! (also counted, per table). It prints, per table and in total, how many
-//! probes read at most one block of every table, two, three, or more.
+//! quiet successors are stored in ("direct"). Successors that must
+//! capture are resolved by the capture search, which reads the smaller
+//! tables its captures reach, as a probe of that successor would in a
+//! plain set too: counted apart ("with captures"). It prints, per table
+//! and in total, how many probes read at most one block of every table,
+//! two, three, or more.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -24,7 +26,38 @@ use rand::{rngs::SmallRng, Rng, SeedableRng};
 use rules::{Move, Position};
 
 /// Blocks read per table by one probe.
-type Reads = HashMap<Material, Vec<u64>>;
+#[derive(Default)]
+struct Reads {
+    /// Those of stored positions the search meets directly: the
+    /// position's own block, its quiet successors'.
+    direct: HashMap<Material, Vec<u64>>,
+    /// Those and the blocks the capture search of a successor that must
+    /// capture reads (as a stored probe of that successor would too).
+    all: HashMap<Material, Vec<u64>>,
+}
+
+impl Reads {
+    fn add(&mut self, (material, block): (Material, u64), direct: bool) {
+        let maps = if direct {
+            vec![&mut self.direct, &mut self.all]
+        } else {
+            vec![&mut self.all]
+        };
+        for map in maps {
+            let blocks = map.entry(material).or_default();
+            if !blocks.contains(&block) {
+                blocks.push(block);
+            }
+        }
+    }
+
+    /// The most blocks of one table, directly and in all.
+    fn most(&self) -> (usize, usize) {
+        let most =
+            |map: &HashMap<Material, Vec<u64>>| map.values().map(Vec::len).max().unwrap_or(0);
+        (most(&self.direct), most(&self.all))
+    }
+}
 
 /// Positions a block holds, per material, read from the headers.
 struct Layout {
@@ -48,8 +81,9 @@ impl Layout {
     }
 
     /// Records the blocks a probe of stored or capture position `pos`
-    /// reads: its own, or those of its captures' successors.
-    fn record(&mut self, pos: &Position, reads: &mut Reads) {
+    /// reads: its own (`direct`: met by the one-ply search itself), or
+    /// those of its captures' successors.
+    fn record(&mut self, pos: &Position, reads: &mut Reads, direct: bool) {
         if pos.has_capture() {
             let mut captures = Vec::new();
             pos.generate_captures(&mut captures);
@@ -58,24 +92,27 @@ impl Layout {
                 if child.pieces(child.side_to_move()).is_empty() {
                     continue;
                 }
-                self.record(&child, reads);
+                self.record(&child, reads, false);
             }
             return;
         }
-        let (material, block) = self.block_of(pos);
-        let blocks = reads.entry(material).or_default();
-        if !blocks.contains(&block) {
-            blocks.push(block);
-        }
+        let block = self.block_of(pos);
+        reads.add(block, direct);
     }
 }
 
 /// The most blocks of one table that a one-ply search of `pos` reads,
-/// `own` adding the position's own block (a searched threat).
-fn most_blocks(layout: &mut Layout, pos: &Position, own: bool, moves: &mut Vec<Move>) -> usize {
-    let mut reads = Reads::new();
+/// `own` adding the position's own block (a searched threat): met
+/// directly, and in all.
+fn most_blocks(
+    layout: &mut Layout,
+    pos: &Position,
+    own: bool,
+    moves: &mut Vec<Move>,
+) -> (usize, usize) {
+    let mut reads = Reads::default();
     if own {
-        layout.record(pos, &mut reads);
+        layout.record(pos, &mut reads, true);
     }
     moves.clear();
     pos.generate_moves(moves);
@@ -84,9 +121,9 @@ fn most_blocks(layout: &mut Layout, pos: &Position, own: bool, moves: &mut Vec<M
         if child.pieces(child.side_to_move()).is_empty() {
             continue;
         }
-        layout.record(&child, &mut reads);
+        layout.record(&child, &mut reads, true);
     }
-    reads.values().map(Vec::len).max().unwrap_or(0)
+    reads.most()
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -99,8 +136,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut rng = SmallRng::seed_from_u64(51);
     let mut moves = Vec::new();
-    let mut totals = [[0u64; 4]; 2];
-    println!("table kind probes: at most 1 block a table, 2, 3, more");
+    // [kind][direct or all][1, 2, 3, more blocks]
+    let mut totals = [[[0u64; 4]; 2]; 2];
+    println!("table kind probes: at most 1 block a table, 2, 3, more (direct; with captures)");
     for m in format::list_tables(&dir)? {
         let header = format::read_header(&format::table_path(&dir, m))?;
         let (kind, own) = match (header.from_mirror, header.threats_searched) {
@@ -109,9 +147,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             _ => continue,
         };
         let index = MaterialIndex::new(m);
-        let mut histogram = [0u64; 4];
+        let mut histograms = [[0u64; 4]; 2];
         let mut tries = 0;
-        while histogram.iter().sum::<u64>() < samples && tries < 100 * samples {
+        while histograms[0].iter().sum::<u64>() < samples && tries < 100 * samples {
             tries += 1;
             let pos = index.unrank(rng.gen_range(0..index.count()));
             let searched = if own {
@@ -122,25 +160,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if !searched {
                 continue;
             }
-            let most = most_blocks(&mut layout, &pos, own, &mut moves);
-            histogram[most.clamp(1, 4) - 1] += 1;
+            let (direct, all) = most_blocks(&mut layout, &pos, own, &mut moves);
+            histograms[0][direct.clamp(1, 4) - 1] += 1;
+            histograms[1][all.clamp(1, 4) - 1] += 1;
         }
         let name = ["left out", "threats searched"][kind];
-        println!("{m} {name} {histogram:?}");
-        for (t, h) in totals[kind].iter_mut().zip(histogram) {
-            *t += h;
+        println!("{m} {name} {:?} {:?}", histograms[0], histograms[1]);
+        for (t, h) in totals[kind].iter_mut().zip(histograms) {
+            for (t, h) in t.iter_mut().zip(h) {
+                *t += h;
+            }
         }
     }
-    for (name, h) in ["left out", "threats searched"].iter().zip(totals) {
-        let all = h.iter().sum::<u64>().max(1) as f64;
-        println!(
-            "{name}: {} probes; at most 1 block a table {:.1}%, 2 {:.1}%, 3 {:.1}%, more {:.1}%",
-            h.iter().sum::<u64>(),
-            100.0 * h[0] as f64 / all,
-            100.0 * h[1] as f64 / all,
-            100.0 * h[2] as f64 / all,
-            100.0 * h[3] as f64 / all
-        );
+    for (name, kind) in ["left out", "threats searched"].iter().zip(totals) {
+        for (reads, h) in ["direct", "with captures"].iter().zip(kind) {
+            let all = h.iter().sum::<u64>().max(1) as f64;
+            println!(
+                "{name}, {reads}: {} probes; at most 1 block a table {:.1}%, 2 {:.1}%, \
+                 3 {:.1}%, more {:.1}%",
+                h.iter().sum::<u64>(),
+                100.0 * h[0] as f64 / all,
+                100.0 * h[1] as f64 / all,
+                100.0 * h[2] as f64 / all,
+                100.0 * h[3] as f64 / all
+            );
+        }
     }
     Ok(())
 }
