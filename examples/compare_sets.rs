@@ -53,11 +53,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a = Tablebase::open(plain, rule_set)?;
     let b = Tablebase::open(small, rule_set)?;
     const CHUNK: u64 = 100_000;
-    let differing: u64 = (0..samples.div_ceil(CHUNK))
+    let (differing, with_dtc): (u64, u64) = (0..samples.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let mut rng = SmallRng::seed_from_u64(c);
-            let mut differing = 0;
+            let (mut differing, mut with_dtc) = (0, 0);
             for _ in 0..CHUNK.min(samples - c * CHUNK) {
                 let m = sampled[rng.gen_range(0..sampled.len())];
                 let index = MaterialIndex::new(m);
@@ -73,12 +73,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     println!("{m} {pos}: DTC {x:?} against {y:?}");
                     differing += 1;
                 }
+                with_dtc += u64::from(matches!(x, Ok(Some(_))));
             }
-            differing
+            (differing, with_dtc)
         })
-        .sum();
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     println!(
-        "{samples} positions of {} tables of {pieces} pieces: {differing} differ",
+        "{samples} positions of {} tables of {pieces} pieces ({with_dtc} with a DTC): \
+         {differing} differ",
         sampled.len()
     );
     if differing > 0 || differing_stats > 0 {
