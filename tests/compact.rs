@@ -273,8 +273,15 @@ fn assert_mixed(rule_set: RuleSet, small: &Path) {
         .filter(|&m| m.pieces() == 4 && format::may_come_from_mirror(m))
         .map(|m| format::read_header(&format::table_path(&folder, m)).unwrap())
         .collect();
-    assert!(headers.iter().any(|h| h.from_mirror), "{rule_set}");
+    assert!(headers.iter().any(|h| h.quiet_searched), "{rule_set}");
     assert!(headers.iter().any(|h| h.threats_searched), "{rule_set}");
+    assert!(
+        headers
+            .iter()
+            .filter(|h| h.quiet_searched || h.threats_searched)
+            .all(|h| h.spread_unit.is_some()),
+        "{rule_set}"
+    );
 }
 
 #[test]
@@ -329,7 +336,7 @@ fn a_pair_storing_neither_side_is_refused_not_searched_forever() {
             m.pieces() == 3
                 && format::read_header(&format::table_path(&folder, m))
                     .unwrap()
-                    .from_mirror
+                    .quiet_searched
         })
         .expect("a table left out");
     let kept = left.mirrored();

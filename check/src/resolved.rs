@@ -545,13 +545,15 @@ impl ResolvedTables {
 
     /// Gives every position that `table`'s file (of header `header`)
     /// leaves to the search the value the prober finds for it, in place:
-    /// the threat positions of a version-2 table that searches them
-    /// (`format::is_searched_threat`), or every position of one that
+    /// the positions a version-2 table's rule leaves to the search
+    /// (`format::SearchRule`: its searched threats, or its quiet positions,
+    /// less the spread ones it stores), or every position of one that
     /// stores no values (`format::FLAG_FROM_MIRROR`). From then on each
     /// reads as a stored value, and the forward check compares it with its
     /// moves like any other.
     fn resolve_left_out(&self, table: &mut ResolvedTable, header: &Header) -> Result<(), GenError> {
-        if !(header.threats_searched || header.from_mirror) {
+        let rule = format::SearchRule::of(header);
+        if rule.is_none() && !header.from_mirror {
             return Ok(());
         }
         let every_position = header.from_mirror;
@@ -577,7 +579,9 @@ impl ResolvedTables {
                     for i in first..(first + CHUNK).min(count) {
                         let global = window.as_ref().map_or(i, |w| w.global(i));
                         let pos = index.unrank_with(global, cursor);
-                        if every_position || format::is_searched_threat(&pos, moves) {
+                        let searched = every_position
+                            || rule.as_ref().is_some_and(|r| r.leaves(&pos, moves));
+                        if searched {
                             let value = prober.probe(&pos)?;
                             store(kind, values, (i - first) as usize, value);
                         }

@@ -8,7 +8,7 @@
 //! | 16 | 1 | rule set: 0 pure, 1 fmjd, 2 fmjd-diagonal |
 //! | 17 | 1 | value kind: 0 WLD (2 bits), 1 distance (1 byte) |
 //! | 18 | 1 | compression: 1 zstd |
-//! | 19 | 1 | flags: bit 0 in a DTC file or (version 2) WLD table that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); bit 2 (version 2, WLD tables only) the threat positions of `format::is_searched_threat` are "don't care"; any other bit is refused |
+//! | 19 | 1 | flags: bit 0 in a DTC file or (version 2) WLD table that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); bit 2 (version 2, WLD tables only) the threat positions of `format::is_searched_threat` are "don't care"; bit 4 (version 2, WLD, with bit 3) every position without a capture is "don't care", found through the mirror's table; bit 3 (version 2, WLD, with bit 2 or 4) of those, the positions whose search spreads (`format::search_spreads`) are stored, bytes 104..108 giving the blocks it counts in; any other bit is refused |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | position count (White to move) |
 //! | 32 | 8 | first position (0; reserved for slices of a material) |
@@ -22,6 +22,7 @@
 //! | 100 | 4 | CRC-32 of bytes 128..file length |
 //! | 104 | 8 | with flag bit 1: positions whose DTC at a fresh count is above the 25-move rule's 50 plies (zero otherwise) |
 //! | 112 | 4 | with flag bit 1: the largest DTC at a fresh count, those included (zero otherwise) |
+//! | 104 | 4 | with flag bit 3: the positions a block of the mirror's table holds, which `format::search_spreads` counts in (zero otherwise) |
 //! | 116 | 8 | reserved, zero (refused otherwise) |
 //! | 124 | 4 | CRC-32 of bytes 0..124 |
 
@@ -59,6 +60,17 @@ pub const FLAG_KINGS_ONLY_COUNTS: u8 = 2;
 /// ([`crate::is_searched_threat`]) hold "don't care": the prober finds
 /// their values by a one-ply search.
 pub const FLAG_THREATS_SEARCHED: u8 = 4;
+/// The header flag of a version-2 WLD table (with
+/// [`FLAG_THREATS_SEARCHED`] or [`FLAG_QUIET_SEARCHED`]) that stores the
+/// positions it would leave to the search where that search would read
+/// more than two blocks of its mirror's table
+/// ([`crate::search_spreads`]); bytes 104..108 hold the positions a block
+/// of that table holds ([`Header::spread_unit`]).
+pub const FLAG_SPREAD_STORED: u8 = 8;
+/// The header flag of a version-2 WLD table that leaves every position
+/// without a capture to a one-ply search through its mirror's table,
+/// except those its [`FLAG_SPREAD_STORED`] (always set with it) keeps.
+pub const FLAG_QUIET_SEARCHED: u8 = 16;
 /// The most positions a block may hold: a block decodes into at most this
 /// many bytes (4 MiB), whatever a header says.
 pub const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
@@ -150,6 +162,13 @@ pub struct Header {
     /// A version-2 WLD table whose threat positions hold "don't care"
     /// ([`FLAG_THREATS_SEARCHED`]).
     pub threats_searched: bool,
+    /// A version-2 WLD table whose positions without a capture hold
+    /// "don't care" ([`FLAG_QUIET_SEARCHED`]), found through its mirror.
+    pub quiet_searched: bool,
+    /// With [`FLAG_SPREAD_STORED`]: the positions a block of the mirror's
+    /// table holds, in which [`crate::search_spreads`] counts; the
+    /// positions whose search spreads are stored.
+    pub spread_unit: Option<u32>,
 }
 
 /// How a header differs from the file its name promises (see
@@ -215,6 +234,8 @@ struct Flags {
     from_mirror: bool,
     kings_only_counts: bool,
     threats_searched: bool,
+    quiet_searched: bool,
+    spread_unit: Option<u32>,
 }
 
 /// The flags, refused where unknown to files of `kind` (searched threats:
@@ -223,7 +244,9 @@ struct Flags {
 fn flags(b: &[u8], kind: ValueKind) -> Result<Flags, FormatError> {
     let known = match kind {
         ValueKind::Dtc => FLAG_FROM_MIRROR | FLAG_KINGS_ONLY_COUNTS,
-        ValueKind::Wdl => FLAG_THREATS_SEARCHED | FLAG_FROM_MIRROR,
+        ValueKind::Wdl => {
+            FLAG_THREATS_SEARCHED | FLAG_FROM_MIRROR | FLAG_SPREAD_STORED | FLAG_QUIET_SEARCHED
+        }
         ValueKind::Distance => 0,
     };
     if b[19] & !known != 0 {
@@ -233,17 +256,38 @@ fn flags(b: &[u8], kind: ValueKind) -> Result<Flags, FormatError> {
         from_mirror: b[19] & FLAG_FROM_MIRROR != 0,
         kings_only_counts: b[19] & FLAG_KINGS_ONLY_COUNTS != 0,
         threats_searched: b[19] & FLAG_THREATS_SEARCHED != 0,
+        quiet_searched: b[19] & FLAG_QUIET_SEARCHED != 0,
+        spread_unit: (b[19] & FLAG_SPREAD_STORED != 0).then(|| u32_at(b, 104)),
     };
-    let needs_version_2 = flags.threats_searched || (kind == ValueKind::Wdl && flags.from_mirror);
+    let searches = flags.threats_searched || flags.quiet_searched;
+    let needs_version_2 = searches || (kind == ValueKind::Wdl && flags.from_mirror);
     if needs_version_2 != (u32_at(b, 8) == 2) {
         return Err(corrupt(
-            "a WLD table that searches its threats or stores nothing is version 2, and only it",
+            "a WLD table that searches positions or stores nothing is version 2, and only it",
         ));
     }
-    if flags.threats_searched && flags.from_mirror {
-        return Err(corrupt("a table that stores nothing searches no threats"));
+    if flags.from_mirror as u8 + flags.threats_searched as u8 + flags.quiet_searched as u8 > 1 {
+        return Err(corrupt(
+            "a table stores nothing, searches its threats or searches its quiet positions: one",
+        ));
     }
-    let reserved = if flags.kings_only_counts { 116 } else { 104 };
+    if flags.spread_unit.is_some() != flags.quiet_searched && !flags.threats_searched {
+        return Err(corrupt(
+            "spread positions are stored by a table that searches positions, always where it searches every quiet one",
+        ));
+    }
+    if let Some(unit) = flags.spread_unit {
+        if unit == 0 || unit > MAX_POSITIONS_PER_BLOCK {
+            return Err(corrupt("the spread unit is out of range"));
+        }
+    }
+    let reserved = if flags.kings_only_counts {
+        116
+    } else if flags.spread_unit.is_some() {
+        108
+    } else {
+        104
+    };
     if b[reserved..124].iter().any(|&x| x != 0) {
         return Err(corrupt("reserved bytes are not zero"));
     }
@@ -361,6 +405,13 @@ impl Header {
         if self.threats_searched {
             b[19] |= FLAG_THREATS_SEARCHED;
         }
+        if self.quiet_searched {
+            b[19] |= FLAG_QUIET_SEARCHED;
+        }
+        if let Some(unit) = self.spread_unit {
+            b[19] |= FLAG_SPREAD_STORED;
+            b[104..108].copy_from_slice(&unit.to_le_bytes());
+        }
         if let (Some(above), Some(longest)) =
             (self.stats.dtc_above_limit, self.stats.longest_fresh_dtc)
         {
@@ -398,6 +449,11 @@ impl Header {
             return Err(corrupt("unknown compression code"));
         }
         let flags = flags(b, value_kind)?;
+        if flags.quiet_searched && !may_come_from_mirror(material) {
+            return Err(corrupt(
+                "a table that is its own mirror or a counted ending searches no quiet positions",
+            ));
+        }
         let from_mirror = flags.from_mirror;
         let positions_per_block = block_size(b)?;
         let position_count = u64_at(b, 24);
@@ -434,14 +490,16 @@ impl Header {
             body_crc: u32_at(b, 100),
             from_mirror,
             threats_searched: flags.threats_searched,
+            quiet_searched: flags.quiet_searched,
+            spread_unit: flags.spread_unit,
         })
     }
 
     /// The format version this header is written with: 2 for a WLD table
-    /// that searches its threats or stores no values, 1 otherwise.
+    /// that searches positions or stores no values, 1 otherwise.
     pub fn version(&self) -> u32 {
         let wdl_from_mirror = self.from_mirror && self.value_kind == ValueKind::Wdl;
-        if self.threats_searched || wdl_from_mirror {
+        if self.threats_searched || self.quiet_searched || wdl_from_mirror {
             FORMAT_VERSION
         } else {
             OLDEST_FORMAT_VERSION
@@ -479,7 +537,77 @@ mod tests {
             body_crc: 0,
             from_mirror: false,
             threats_searched,
+            quiet_searched: false,
+            spread_unit: None,
         }
+    }
+
+    /// A WLD table leaving positions to the search with spread ones
+    /// stored: its threats (`quiet` false) or every quiet position.
+    fn spread(quiet: bool) -> Header {
+        let material: Material = "MM-K".parse().expect("material");
+        let count = MaterialIndex::new(material).count();
+        Header {
+            material,
+            position_count: count,
+            stats: TableStats {
+                draw: count,
+                ..TableStats::default()
+            },
+            threats_searched: !quiet,
+            quiet_searched: quiet,
+            spread_unit: Some(65_536),
+            ..header(ValueKind::Wdl, false)
+        }
+    }
+
+    #[test]
+    fn spread_tables_are_version_2_and_round_trip() {
+        for quiet in [false, true] {
+            let h = spread(quiet);
+            let b = h.to_bytes();
+            assert_eq!(u32_at(&b, 8), FORMAT_VERSION);
+            assert_eq!(u32_at(&b, 104), 65_536);
+            assert_eq!(Header::parse(&b).expect("valid"), h);
+        }
+    }
+
+    #[test]
+    fn spread_flags_are_refused_where_they_mean_nothing() {
+        let refused =
+            |b: [u8; HEADER_LEN]| matches!(Header::parse(&b), Err(FormatError::Corrupt(_)));
+        // Quiet positions searched without spread ones stored, spread ones
+        // stored where nothing is searched, a zero unit, both searches.
+        assert!(refused(edited(&spread(true), 19, FLAG_QUIET_SEARCHED)));
+        assert!(refused(edited(&spread(true), 19, FLAG_SPREAD_STORED)));
+        let mut zero_unit = spread(false).to_bytes();
+        zero_unit[104..108].fill(0);
+        let crc = crc32fast::hash(&zero_unit[..124]);
+        zero_unit[124..128].copy_from_slice(&crc.to_le_bytes());
+        assert!(refused(zero_unit));
+        let all = FLAG_QUIET_SEARCHED | FLAG_THREATS_SEARCHED | FLAG_SPREAD_STORED;
+        assert!(refused(edited(&spread(true), 19, all)));
+        // A unit without the flag is a reserved byte that is not zero.
+        assert!(refused(edited(&header(ValueKind::Wdl, true), 105, 1)));
+        // Quiet positions of a material that is its own mirror.
+        let symmetric: Material = "KM-KM".parse().expect("material");
+        let own_mirror = Header {
+            material: symmetric,
+            position_count: MaterialIndex::new(symmetric).count(),
+            block_count: MaterialIndex::new(symmetric).count().div_ceil(1 << 20),
+            file_length: 200 + 12 * MaterialIndex::new(symmetric).count().div_ceil(1 << 20) + 8,
+            stats: TableStats {
+                draw: MaterialIndex::new(symmetric).count(),
+                ..TableStats::default()
+            },
+            ..spread(true)
+        };
+        let Err(FormatError::Corrupt(why)) = Header::parse(&own_mirror.to_bytes()) else {
+            panic!("a quiet search of a symmetric material is refused");
+        };
+        assert!(why.contains("own mirror"), "{why}");
+        // Version 1 with them.
+        assert!(refused(edited(&spread(true), 8, 1)));
     }
 
     /// The bytes of `h` with byte `at` set to `value` and the header
@@ -590,6 +718,8 @@ mod tests {
         let h = Header {
             material: symmetric,
             position_count: MaterialIndex::new(symmetric).count(),
+            block_count: MaterialIndex::new(symmetric).count().div_ceil(1 << 20),
+            file_length: 200 + 12 * MaterialIndex::new(symmetric).count().div_ceil(1 << 20) + 8,
             stats: TableStats {
                 draw: MaterialIndex::new(symmetric).count(),
                 ..TableStats::default()

@@ -45,15 +45,15 @@ pub use files::{
 };
 pub use header::{
     may_come_from_mirror, Header, HeaderMismatch, TableStats, FLAG_FROM_MIRROR,
-    FLAG_KINGS_ONLY_COUNTS, FLAG_THREATS_SEARCHED, FORMAT_VERSION, HEADER_LEN, MAGIC,
-    MAX_POSITIONS_PER_BLOCK, OLDEST_FORMAT_VERSION,
+    FLAG_KINGS_ONLY_COUNTS, FLAG_QUIET_SEARCHED, FLAG_SPREAD_STORED, FLAG_THREATS_SEARCHED,
+    FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_POSITIONS_PER_BLOCK, OLDEST_FORMAT_VERSION,
 };
 pub use index::{
     table_position, BlackKingMoveRanks, KingMoveRanks, KingWalk, MaterialIndex, UnrankCursor,
 };
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{wdl_code, PositionedFile, TableReader, TableSource};
-pub use threats::is_searched_threat;
+pub use threats::{is_searched_threat, search_spreads, SearchRule};
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};
 pub use writer::{
     sync_parent, temporary_path, write_from_mirror, TableSpec, TableWriter, DEFAULT_DISTANCE_BLOCK,

@@ -49,6 +49,13 @@ pub struct TableSpec {
     /// A version-2 WLD table whose threat positions hold "don't care"
     /// ([`crate::FLAG_THREATS_SEARCHED`]).
     pub threats_searched: bool,
+    /// A version-2 WLD table whose positions without a capture hold
+    /// "don't care" ([`crate::FLAG_QUIET_SEARCHED`]).
+    pub quiet_searched: bool,
+    /// The positions a block of the mirror's table holds, where the
+    /// positions whose search spreads are stored
+    /// ([`crate::FLAG_SPREAD_STORED`]).
+    pub spread_unit: Option<u32>,
 }
 
 impl TableSpec {
@@ -65,17 +72,50 @@ impl TableSpec {
             },
             level: DEFAULT_LEVEL,
             threats_searched: false,
+            quiet_searched: false,
+            spread_unit: None,
         }
     }
 
     /// The spec of a version-2 WLD table whose threat positions are
-    /// searched, in blocks of [`SEARCHED_WDL_BLOCK`] positions.
-    pub fn searched_threats(material: Material, rule_set: RuleSet) -> TableSpec {
+    /// searched, in blocks of [`SEARCHED_WDL_BLOCK`] positions, those
+    /// whose search spreads over blocks of `spread_unit` positions of the
+    /// mirror's table stored where it is given.
+    pub fn searched_threats(
+        material: Material,
+        rule_set: RuleSet,
+        spread_unit: Option<u32>,
+    ) -> TableSpec {
         TableSpec {
             positions_per_block: SEARCHED_WDL_BLOCK,
             threats_searched: true,
+            spread_unit,
             ..TableSpec::new(material, rule_set, ValueKind::Wdl)
         }
+    }
+
+    /// The spec of a version-2 WLD table whose positions without a
+    /// capture are searched through its mirror's table, except those whose
+    /// search spreads over blocks of `spread_unit` positions of it, in
+    /// blocks of [`SEARCHED_WDL_BLOCK`] positions.
+    pub fn searched_quiet(material: Material, rule_set: RuleSet, spread_unit: u32) -> TableSpec {
+        TableSpec {
+            positions_per_block: SEARCHED_WDL_BLOCK,
+            quiet_searched: true,
+            spread_unit: Some(spread_unit),
+            ..TableSpec::new(material, rule_set, ValueKind::Wdl)
+        }
+    }
+
+    /// The rule by which a table of this spec leaves positions to the
+    /// search (`None` where it leaves none).
+    pub fn search_rule(&self) -> Option<crate::SearchRule> {
+        crate::SearchRule::new(
+            self.material,
+            self.threats_searched,
+            self.quiet_searched,
+            self.spread_unit,
+        )
     }
 }
 
@@ -281,6 +321,8 @@ impl TableWriter {
             body_crc: self.body_crc.clone().finalize(),
             from_mirror: false,
             threats_searched: self.spec.threats_searched,
+            quiet_searched: self.spec.quiet_searched,
+            spread_unit: self.spec.spread_unit,
         };
         let temp = self.temp_path.clone();
         let io = |e| FormatError::io(&temp, e);
@@ -323,6 +365,8 @@ pub fn write_from_mirror(
         body_crc: crc32fast::hash(&index),
         from_mirror: true,
         threats_searched: false,
+        quiet_searched: false,
+        spread_unit: None,
     };
     let temp = temporary_path(path);
     let io = |e| FormatError::io(&temp, e);

@@ -12,9 +12,14 @@
 //! nothing. Distance tables (counted endings) and tables already of
 //! version 2 are left as they are too.
 //!
+//! Every position left to the search whose search would read more than
+//! two blocks of the mirror's table is stored instead
+//! (`format::FLAG_SPREAD_STORED`), so that a cold search reads at most two.
+//!
 //! With [`Sides::One`], a pair of mirror materials may keep one table
-//! only: the other stores nothing, and the prober answers each of its
-//! positions by a one-ply search over the kept one. That is decided pair
+//! whole: the other leaves every quiet position to a one-ply search over
+//! the kept one (`format::FLAG_QUIET_SEARCHED`), storing only those whose
+//! search spreads. That is decided pair
 //! by pair, by the bytes it saves against both tables as version 2, in
 //! bits a position of the table left out (a probe of that table costs a
 //! search, about 15 times a stored probe): so the pairs where one side
@@ -34,8 +39,8 @@
 use std::path::{Path, PathBuf};
 
 use format::{
-    is_searched_threat, may_come_from_mirror, Header, Material, MaterialIndex, RuleSet,
-    TableReader, TableSpec, TableWriter, UnrankCursor, ValueKind,
+    may_come_from_mirror, Header, Material, MaterialIndex, RuleSet, TableReader, TableSpec,
+    TableWriter, UnrankCursor, ValueKind,
 };
 use probe::generator::GeneratorHooks;
 use probe::Tablebase;
@@ -62,12 +67,13 @@ pub enum Compaction {
     /// Left as it is: this many threat positions have a value that the
     /// one-ply search would not give.
     NotSearchable(u64),
-    /// Rewritten as a file that stores no values: its mirror's table
-    /// answers every position by a one-ply search.
+    /// Rewritten as a table that leaves its quiet positions to a one-ply
+    /// search through its mirror's (`format::FLAG_QUIET_SEARCHED`),
+    /// storing only those whose search would spread.
     LeftOut {
         /// Bytes before.
         before: u64,
-        /// Bytes after (a header and an empty index).
+        /// Bytes after.
         after: u64,
     },
     /// Kept whole (version 1) as its mirror was left out, rewritten in
@@ -267,7 +273,7 @@ fn compact_pair(
 /// no values (then `material`'s must store all of its own).
 fn mirror_left_out(folder: &Path, material: Material) -> bool {
     let path = format::table_path(folder, material.mirrored());
-    format::read_header(&path).is_ok_and(|h| h.from_mirror)
+    format::read_header(&path).is_ok_and(|h| h.from_mirror || h.quiet_searched)
 }
 
 /// The header of a table to compact, read and checked whole.
@@ -285,7 +291,7 @@ fn read_table(path: &Path) -> Result<(u64, TableReader<Vec<u8>>), GenError> {
 /// Whether a table of header `h` is a version-1 WLD table storing all its
 /// values (its threats included).
 fn stores_all(h: &Header) -> bool {
-    h.value_kind == ValueKind::Wdl && !h.threats_searched && !h.from_mirror
+    h.value_kind == ValueKind::Wdl && !h.threats_searched && !h.quiet_searched && !h.from_mirror
 }
 
 /// A pair of version-1 tables weighed for leaving one out: everything
@@ -338,7 +344,7 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
             .decode_all_raw()
             .map_err(|e| GenError::in_file(&paths[s], e))?;
     }
-    let v2 = [0, 1].map(|s| v2_blocks(pair[s], &codes[s], pass.rule_set, &paths[s]));
+    let v2 = [0, 1].map(|s| v2_blocks(&threats_spec(pair[s], pass.rule_set), &codes[s], &paths[s]));
     let [v2_0, v2_1] = v2;
     let v2 = [v2_0?, v2_1?];
     // Each side weighed for leaving out, by sizes a build and a checked
@@ -355,7 +361,8 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
             whole_spec(pair[kept], pass.rule_set),
             &paths[kept],
         )?;
-        let one = whole.min(plain) + format::HEADER_LEN as u64 + 8;
+        let quiet = quiet_spec(pair[out], pass.rule_set, format::SEARCHED_WDL_BLOCK);
+        let one = whole.min(plain) + v2_estimate(&quiet, &codes[out], &paths[out])?;
         let saving = (both as f64 - one as f64) * 8.0 / positions[out].max(1) as f64;
         *w = (saving, plain);
     }
@@ -404,14 +411,7 @@ fn leave_out(pass: &Pass, w: Weighed) -> Result<Vec<CompactedTable>, GenError> {
             (w.before[kept], w.stats[kept]),
             (&whole, w.kept_plain),
         )?;
-        let after = if pass.writes() {
-            let path = &w.paths[k];
-            format::write_from_mirror(path, w.pair[k], pass.rule_set, ValueKind::Wdl, w.stats[k])
-                .map_err(|e| GenError::in_file(path, e))?;
-            file_len(path)?
-        } else {
-            (format::HEADER_LEN + 8) as u64
-        };
+        let after = write_left_out(pass, &w, kept_block(pass, &w.paths[kept], &kept_outcome)?)?;
         let before = w.before[k];
         [Compaction::LeftOut { before, after }, kept_outcome]
     };
@@ -430,6 +430,34 @@ fn leave_out(pass: &Pass, w: Weighed) -> Result<Vec<CompactedTable>, GenError> {
             one_side_saving: None,
         },
     ])
+}
+
+/// The positions a block of the table kept holds, once written (with the
+/// outcome `kept`; in a dry run, what it would hold).
+fn kept_block(pass: &Pass, path: &Path, kept: &Compaction) -> Result<u32, GenError> {
+    if pass.writes() {
+        let header = format::read_header(path).map_err(|e| GenError::in_file(path, e))?;
+        return Ok(header.positions_per_block);
+    }
+    Ok(match kept {
+        Compaction::KeptWhole { .. } => format::SEARCHED_WDL_BLOCK,
+        _ => format::DEFAULT_WDL_BLOCK,
+    })
+}
+
+/// Writes table `w.k` of a weighed pair as the version-2 table that leaves
+/// its quiet positions to the search through the table kept, whose blocks
+/// hold `mirror_block` positions, storing those whose search would spread
+/// over more of them; its bytes.
+fn write_left_out(pass: &Pass, w: &Weighed, mirror_block: u32) -> Result<u64, GenError> {
+    let (material, path) = (w.pair[w.k], &w.paths[w.k]);
+    let spec = quiet_spec(material, pass.rule_set, mirror_block);
+    let blocks = v2_blocks(&spec, &w.codes_out, path)?;
+    if !pass.writes() {
+        return Ok(blocks.file_bytes());
+    }
+    let count = MaterialIndex::new(material).count();
+    blocks.write(path, spec, count, w.stats[w.k])
 }
 
 fn file_len(path: &Path) -> Result<u64, GenError> {
@@ -549,26 +577,64 @@ fn plain_estimate(
     bytes_estimate(codes, spec, path)
 }
 
+/// The spec of `material`'s version-2 table that searches its threats,
+/// storing those whose search spreads over more than two blocks of its
+/// mirror's table (a version-2 table too, or itself).
+fn threats_spec(material: Material, rule_set: RuleSet) -> TableSpec {
+    TableSpec::searched_threats(material, rule_set, Some(format::SEARCHED_WDL_BLOCK))
+}
+
+/// The spec of `material`'s version-2 table that leaves its quiet
+/// positions to a search through its mirror's table, whose blocks hold
+/// `mirror_block` positions.
+fn quiet_spec(material: Material, rule_set: RuleSet, mirror_block: u32) -> TableSpec {
+    TableSpec::searched_quiet(material, rule_set, mirror_block)
+}
+
 /// `material`'s values `codes` (a version-1 stream) as the compressed
-/// blocks of its version-2 table (`crate::fill`).
-fn v2_blocks(
-    material: Material,
-    codes: &[u8],
-    rule_set: RuleSet,
-    path: &Path,
-) -> Result<BlockBytes, GenError> {
-    let spec = TableSpec::searched_threats(material, rule_set);
+/// blocks of its version-2 table of `spec` (`crate::fill`).
+fn v2_blocks(spec: &TableSpec, codes: &[u8], path: &Path) -> Result<BlockBytes, GenError> {
+    let (raw, _) = v2_raw_blocks(spec, codes, 1)?;
+    compressed(raw, spec.level, path)
+}
+
+/// The raw blocks of [`v2_blocks`], every `stride`-th one (0, stride,
+/// ...), with the count of all blocks.
+fn v2_raw_blocks<'a>(
+    spec: &'a TableSpec,
+    codes: &'a [u8],
+    stride: usize,
+) -> Result<(impl IndexedParallelIterator<Item = Vec<u8>> + 'a, usize), GenError> {
+    let material = spec.material;
+    let rule = spec
+        .search_rule()
+        .ok_or_else(|| GenError::Internal("a version-2 spec searches positions".into()))?;
     let index = MaterialIndex::new(material);
     let per_block = u64::from(spec.positions_per_block);
     let count = index.count();
     let blocks = usize::try_from(count.div_ceil(per_block))
         .map_err(|_| GenError::Internal("too many blocks".into()))?;
-    let raw = (0..blocks).into_par_iter().map(|b| {
-        let start = b as u64 * per_block;
+    let raw = (0..blocks.div_ceil(stride)).into_par_iter().map(move |b| {
+        let start = (b * stride) as u64 * per_block;
         let end = (start + per_block).min(count);
-        crate::fill::searched_block(&index, &V1Codes(codes), start, end)
+        crate::fill::searched_block(&rule, &index, &V1Codes(codes), start, end)
     });
-    compressed(raw, spec.level, path)
+    Ok((raw, blocks))
+}
+
+/// The bytes of `material`'s version-2 table of `spec` (values `codes`),
+/// found from every eighth block where there are more than
+/// [`SAMPLED_ABOVE`], as [`bytes_estimate`] does.
+fn v2_estimate(spec: &TableSpec, codes: &[u8], path: &Path) -> Result<u64, GenError> {
+    let (_, blocks) = v2_raw_blocks(spec, codes, 1)?;
+    if blocks <= SAMPLED_ABOVE {
+        return Ok(v2_blocks(spec, codes, path)?.file_bytes());
+    }
+    let (sampled, _) = v2_raw_blocks(spec, codes, 8)?;
+    let count = sampled.len();
+    let payload = compressed(sampled, spec.level, path)?.payload;
+    let scaled = (payload as f64 * blocks as f64 / count as f64).round() as u64;
+    Ok(format::HEADER_LEN as u64 + scaled + 12 * blocks as u64 + 8)
 }
 
 /// A version-1 WLD table of `material` in blocks of
@@ -673,15 +739,20 @@ fn differing_from_search(
     Ok(counts.1)
 }
 
-/// The searched threats of `material`'s table (values `codes`), and how
-/// many of them differ from their search through the tables as they are.
+/// The positions of `material`'s table (values `codes`) that its version-2
+/// table leaves to the search, and how many of them differ from their
+/// search through the tables as they are.
 fn threats_differing(
     tb: &Tablebase,
     codes: &[u8],
     material: Material,
+    rule_set: RuleSet,
 ) -> Result<(u64, u64), GenError> {
+    let rule = threats_spec(material, rule_set)
+        .search_rule()
+        .ok_or_else(|| GenError::Internal("a version-2 spec searches positions".into()))?;
     each_position(material, |pos, i, moves| {
-        if pos.has_capture() || !is_searched_threat(pos, moves) {
+        if pos.has_capture() || !rule.leaves(pos, moves) {
             return Ok(0);
         }
         let searched = tb.probe_capture(pos, &pos.legal_moves())?.wdl.code();
@@ -734,11 +805,11 @@ fn compact_table(
         .map_err(|e| GenError::in_file(path, e))?;
     let blocks = match v2 {
         Some(blocks) => blocks,
-        None => v2_blocks(material, &codes, pass.rule_set, path)?,
+        None => v2_blocks(&threats_spec(material, pass.rule_set), &codes, path)?,
     };
     let searched = match pass.check {
         Some(tb) => {
-            let (searched, differing) = threats_differing(tb, &codes, material)?;
+            let (searched, differing) = threats_differing(tb, &codes, material, pass.rule_set)?;
             if differing > 0 {
                 return Ok(Compaction::NotSearchable(differing));
             }
@@ -747,7 +818,7 @@ fn compact_table(
         None => None,
     };
     let after = if pass.writes() {
-        let spec = TableSpec::searched_threats(material, pass.rule_set);
+        let spec = threats_spec(material, pass.rule_set);
         blocks.write(path, spec, header.position_count, header.stats)?
     } else {
         blocks.file_bytes()

@@ -1,5 +1,7 @@
 //! The codes a version-2 WLD table stores in one block: capture positions
-//! and searched threats (`format::is_searched_threat`) are "don't care",
+//! and the positions its rule leaves to the search (`format::SearchRule`:
+//! searched threats or every quiet position, less the spread ones it
+//! stores) are "don't care",
 //! and each takes the code of the last position kept before it in the
 //! block (the first kept one at the block's start), which lengthens the
 //! runs around it.
@@ -13,7 +15,7 @@
 //! which tests every position (a test compares them on every table up to
 //! four pieces).
 
-use format::{is_searched_threat, MaterialIndex};
+use format::{MaterialIndex, SearchRule};
 use rules::Move;
 
 /// Where a block's codes come from: position `i`'s code, and whether the
@@ -27,16 +29,17 @@ pub(crate) trait BlockSource {
 }
 
 /// Whether position `i` of `index` is stored ("kept") by a version-2 WLD
-/// table: not a capture position, not a searched threat.
-fn kept(index: &MaterialIndex, i: u64, moves: &mut Vec<Move>) -> bool {
+/// table of rule `rule`: not a capture position, not left to the search.
+fn kept(rule: &SearchRule, index: &MaterialIndex, i: u64, moves: &mut Vec<Move>) -> bool {
     let pos = index.unrank(i);
-    !pos.has_capture() && !is_searched_threat(&pos, moves)
+    !pos.has_capture() && !rule.leaves(&pos, moves)
 }
 
 /// The packed codes (2 bits a position, position `start + j` in bits
 /// `2j, 2j + 1`) of positions `start..end` of `index`'s table as version
-/// 2 stores them (see the module docs).
+/// 2 stores them under `rule` (see the module docs).
 pub(crate) fn searched_block(
+    rule: &SearchRule,
     index: &MaterialIndex,
     source: &impl BlockSource,
     start: u64,
@@ -45,7 +48,7 @@ pub(crate) fn searched_block(
     let mut moves = Vec::new();
     let mut raw = vec![0u8; (end - start).div_ceil(4) as usize];
     let first_kept = (start..end)
-        .find(|&i| !source.marked_capture(i) && kept(index, i, &mut moves))
+        .find(|&i| !source.marked_capture(i) && kept(rule, index, i, &mut moves))
         .unwrap_or(end);
     let first_code = if first_kept < end {
         source.code(first_kept)
@@ -60,7 +63,7 @@ pub(crate) fn searched_block(
     let mut last = first_code;
     for i in first_kept..end {
         let code = source.code(i);
-        if code != last && !source.marked_capture(i) && kept(index, i, &mut moves) {
+        if code != last && !source.marked_capture(i) && kept(rule, index, i, &mut moves) {
             last = code;
         }
         let j = (i - start) as usize;
@@ -73,6 +76,7 @@ pub(crate) fn searched_block(
 /// tested. The reference the lazy one is checked against.
 #[cfg(test)]
 pub(crate) fn eager_block(
+    rule: &SearchRule,
     index: &MaterialIndex,
     source: &impl BlockSource,
     start: u64,
@@ -83,9 +87,8 @@ pub(crate) fn eager_block(
     let kept: Vec<Option<u8>> = (start..end)
         .map(|i| {
             let pos = index.unrank_with(i, &mut cursor);
-            let stored = !source.marked_capture(i)
-                && !pos.has_capture()
-                && !is_searched_threat(&pos, &mut moves);
+            let stored =
+                !source.marked_capture(i) && !pos.has_capture() && !rule.leaves(&pos, &mut moves);
             stored.then(|| source.code(i))
         })
         .collect();
@@ -129,8 +132,17 @@ mod tests {
 
     #[test]
     fn the_lazy_fill_writes_the_blocks_of_the_eager_one() {
-        for name in ["KM-M", "KK-MM", "KMM-K", "MM-KM", "KK-K"] {
-            let index = MaterialIndex::new(name.parse().expect("material"));
+        for (name, rule) in [
+            ("KM-M", (true, false, None)),
+            ("KK-MM", (true, false, Some(4096))),
+            ("KMM-K", (false, true, Some(1024))),
+            ("MM-KM", (true, false, Some(256))),
+            ("KK-K", (true, false, None)),
+            ("MM-KM", (false, true, Some(256))),
+        ] {
+            let material = name.parse().expect("material");
+            let index = MaterialIndex::new(material);
+            let rule = SearchRule::new(material, rule.0, rule.1, rule.2).expect("a rule");
             for seed in 0..3 {
                 let source = Runs { seed };
                 for block in [64, 1000, 4096] {
@@ -138,8 +150,8 @@ mod tests {
                     while start < index.count() {
                         let end = (start + block).min(index.count());
                         assert_eq!(
-                            searched_block(&index, &source, start, end),
-                            eager_block(&index, &source, start, end),
+                            searched_block(&rule, &index, &source, start, end),
+                            eager_block(&rule, &index, &source, start, end),
                             "{name} {seed} {start}..{end}"
                         );
                         start = end;

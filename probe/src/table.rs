@@ -109,9 +109,11 @@ pub(crate) struct Table {
     pub(crate) reader: TableReader<Source>,
     pub(crate) kind: ValueKind,
     pub(crate) per_block: u64,
-    /// A version-2 WLD table whose threat positions hold "don't care"
-    /// (`format::FLAG_THREATS_SEARCHED`): they are found by search.
-    pub(crate) threats_searched: bool,
+    /// A version-2 WLD table whose threat positions
+    /// (`format::FLAG_THREATS_SEARCHED`) or quiet positions
+    /// (`format::FLAG_QUIET_SEARCHED`) hold "don't care", less the
+    /// spread ones it stores: the positions found by search.
+    pub(crate) search_rule: Option<format::SearchRule>,
     /// A file that stores no values (`format::FLAG_FROM_MIRROR`): each is
     /// found by a one-ply search over the mirror material's file.
     pub(crate) from_mirror: bool,
@@ -175,7 +177,7 @@ impl Table {
             path: path.to_path_buf(),
             kind: reader.header().value_kind,
             per_block: reader.header().positions_per_block as u64,
-            threats_searched: reader.header().threats_searched,
+            search_rule: format::SearchRule::of(reader.header()),
             from_mirror: reader.header().from_mirror,
             index: MaterialIndex::new(material),
             reader,

@@ -191,11 +191,16 @@ pub struct Tablebase {
 
 /// What a values file holds for one position.
 enum Stored {
-    /// Its stored byte, and whether the file leaves its threat positions
-    /// to the search (`format::FLAG_THREATS_SEARCHED`).
-    Byte(u8, bool),
+    /// Its stored byte.
+    Byte(u8),
     /// Nothing: the file stores no values (`format::FLAG_FROM_MIRROR`).
     Nothing,
+    /// "Don't care": the file leaves the position to a one-ply search
+    /// (`format::SearchRule`), through its mirror's file where `quiet`.
+    Searched {
+        /// Every quiet position is searched (`format::FLAG_QUIET_SEARCHED`).
+        quiet: bool,
+    },
 }
 
 /// A block of the cache: the table's id and the block's number.
@@ -420,7 +425,7 @@ impl Tablebase {
                     ))
                 })?
                 .map_err(|e| table.corrupted(e))?;
-            let all = if table.threats_searched {
+            let all = if table.search_rule.is_some() {
                 self.with_threats_resolved(table, all)?
             } else {
                 all
@@ -430,11 +435,18 @@ impl Tablebase {
         Ok(())
     }
 
-    /// The decoded stream `all` of `table` (a table whose threat positions
-    /// are searched) with each of those positions holding its value, found
-    /// by the same search a probe makes: a preloaded table is read by index
-    /// with no search.
+    /// The decoded stream `all` of `table` (a table that leaves positions
+    /// to the search, `format::SearchRule`) with each of those positions
+    /// holding its value, found by the same search a probe makes: a
+    /// preloaded table is read by index with no search.
     fn with_threats_resolved(&self, table: &Table, all: Vec<u8>) -> Result<Vec<u8>, ProbeError> {
+        if table
+            .search_rule
+            .as_ref()
+            .is_some_and(format::SearchRule::searches_quiet)
+        {
+            self.mirror_stores_values(table.index.material(), Mode::Load)?;
+        }
         self.filled_by_search(table, all, false)
     }
 
@@ -449,7 +461,8 @@ impl Tablebase {
 
     /// `all`, the packed WLD stream of `table`, with the value a probe's
     /// search finds written at every position (`every`) or at each
-    /// searched threat; in parallel, on the current rayon pool.
+    /// position its search rule leaves to the search; in parallel, on the
+    /// current rayon pool.
     fn filled_by_search(
         &self,
         table: &Table,
@@ -467,7 +480,12 @@ impl Tablebase {
                     let first = (c * CHUNK_BYTES * 4) as u64;
                     for i in first..(first + (bytes.len() * 4) as u64).min(count) {
                         let pos = table.index.unrank_with(i, cursor);
-                        if !every && !format::is_searched_threat(&pos, moves) {
+                        let searched = every
+                            || table
+                                .search_rule
+                                .as_ref()
+                                .is_some_and(|rule| rule.leaves(&pos, moves));
+                        if !searched {
                             continue;
                         }
                         let value = self
@@ -509,8 +527,8 @@ impl Tablebase {
         mode: Mode,
     ) -> Result<Option<u8>, ProbeError> {
         match self.stored_with_flag(material, kind, pos, mode, None)? {
-            Some(Stored::Byte(byte, _)) => Ok(Some(byte)),
-            Some(Stored::Nothing) => Err(ProbeError::Corrupted {
+            Some(Stored::Byte(byte)) => Ok(Some(byte)),
+            Some(Stored::Nothing | Stored::Searched { .. }) => Err(ProbeError::Corrupted {
                 path: self.file_path(material, kind),
                 source: format::FormatError::Corrupt("the file stores no values".into()),
             }),
@@ -563,12 +581,18 @@ impl Tablebase {
         mode: Mode,
         memo: Option<&mut BlockMemo>,
     ) -> Result<Option<Stored>, Miss> {
-        if table.from_mirror && table.decoded.get().is_none() {
-            return Ok(Some(Stored::Nothing));
+        if table.decoded.get().is_none() {
+            if table.from_mirror {
+                return Ok(Some(Stored::Nothing));
+            }
+            if let Some(rule) = &table.search_rule {
+                if rule.leaves(pos, &mut Vec::new()) {
+                    let quiet = rule.searches_quiet();
+                    return Ok(Some(Stored::Searched { quiet }));
+                }
+            }
         }
-        Ok(self
-            .stored_in(table, pos, mode, memo)?
-            .map(|byte| Stored::Byte(byte, table.threats_searched)))
+        Ok(self.stored_in(table, pos, mode, memo)?.map(Stored::Byte))
     }
 
     fn stored_in(
@@ -754,24 +778,25 @@ impl Tablebase {
             });
         }
         match self.stored_with_flag(material, FileKind::Values, &normal, mode, memo)? {
-            Some(Stored::Nothing) => {
+            Some(Stored::Nothing | Stored::Searched { quiet: true }) => {
                 if !self.mirror_stores_values(material, mode)? {
                     return Ok(None);
                 }
                 self.resolve_by_search(pos, &pos.legal_moves(), mode)
             }
-            Some(Stored::Byte(_, true)) if format::is_searched_threat(pos, &mut Vec::new()) => {
+            Some(Stored::Searched { quiet: false }) => {
                 self.resolve_by_search(pos, &pos.legal_moves(), mode)
             }
-            Some(Stored::Byte(byte, _)) => Ok(Some(self.decode(material, byte)?)),
+            Some(Stored::Byte(byte)) => Ok(Some(self.decode(material, byte)?)),
             None => Ok(None),
         }
     }
 
-    /// Checks that the mirror of `material`, whose table stores no values,
-    /// stores every value a one-ply search from `material` reads: it may
-    /// neither store nothing itself nor leave threats to a search (either
-    /// would let the searches call each other without end). `false` in
+    /// Checks that the mirror of `material`, whose table stores no values
+    /// or leaves its quiet positions to the search, stores every value a
+    /// one-ply search from `material` reads: it may neither store nothing
+    /// itself nor leave positions to a search (either would let the
+    /// searches call each other without end). `false` in
     /// cached-only mode when the mirror is not open.
     fn mirror_stores_values(&self, material: Material, mode: Mode) -> Result<bool, ProbeError> {
         let mirror = material.mirrored();
@@ -782,11 +807,11 @@ impl Tablebase {
                 None => return Ok(false),
             },
         };
-        if (table.from_mirror || table.threats_searched) && table.decoded.get().is_none() {
+        if (table.from_mirror || table.search_rule.is_some()) && table.decoded.get().is_none() {
             return Err(ProbeError::Corrupted {
                 path: self.table_path(material),
                 source: format::FormatError::Corrupt(format!(
-                    "{material} stores no values, and {mirror} does not store all of its own"
+                    "{material} is answered through {mirror}, which does not store all of its own values"
                 )),
             });
         }

@@ -180,6 +180,8 @@ fn table_json(t: &Listed, mirror: Option<TableStats>, dtc: Option<DtcSummary>) -
         "bytes": h.file_length,
         "format_version": h.version(),
         "threats_searched": h.threats_searched,
+        "quiet_searched": h.quiet_searched,
+        "spread_stored": h.spread_unit.is_some(),
         "from_mirror": h.from_mirror,
         "stats": {
             "white": stats_json(&h.stats),
@@ -204,11 +206,14 @@ fn wdl_text(s: Option<TableStats>) -> String {
 }
 
 /// What a table stores: every value (capture positions aside), all but
-/// its searched threats (version 2), or nothing (its mirror's table
-/// answers by search).
+/// its searched threats (version 2), only the quiet positions whose search
+/// would spread (its mirror's table answers the others by search), or
+/// nothing.
 fn stores_text(h: &Header) -> &'static str {
     if h.from_mirror {
         "nothing"
+    } else if h.quiet_searched {
+        "spread"
     } else if h.threats_searched {
         "no threats"
     } else {
