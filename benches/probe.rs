@@ -239,7 +239,7 @@ fn bench_compacted(c: &mut Criterion) {
     generate(&GenOptions::new(plain.path(), RuleSet::Fmjd, 4)).expect("generation");
     let small = compacted_copy(plain.path(), gen::Sides::Both);
     let one = compacted_copy(plain.path(), gen::Sides::SMALLER_ONLY);
-    let some = compacted_copy(plain.path(), gen::Sides::One { min_saving: 0.15 });
+    let some = compacted_copy(plain.path(), gen::Sides::One { min_saving: 0.10 });
     let materials = ["KKM-K", "KM-KM", "MM-MM", "KMM-K", "KK-KM", "MMM-M"];
     let mut moves = Vec::new();
     let quiet = sample_where(&materials, 1000, |p| {
@@ -277,7 +277,8 @@ fn bench_compacted(c: &mut Criterion) {
         let left_out = |p: &Position| {
             let (m, _) = format::table_position(p);
             let folder = dir.path().join("fmjd");
-            format::read_header(&format::table_path(&folder, m)).is_ok_and(|h| h.from_mirror)
+            format::read_header(&format::table_path(&folder, m))
+                .is_ok_and(|h| h.from_mirror || h.quiet_searched)
         };
         let (quiet_left_out, quiet_kept): (Vec<Position>, Vec<Position>) =
             quiet.iter().cloned().partition(|p| left_out(p));

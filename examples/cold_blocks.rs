@@ -8,10 +8,11 @@
 //! cargo run --release --example cold_blocks -- data/fmjd 20000
 //! ```
 //!
-//! For each such table it samples positions (the given count, at random),
-//! and counts, per probe, the blocks of the table itself (a searched
-//! threat's own block; none for a table left out) and of each table its
-//! quiet successors are stored in ("direct"). Successors that must
+//! For each such table it samples the positions it leaves to the search
+//! (the given count, at random; a prober decides that before it reads a
+//! block, so it reads none of the table itself), and counts, per probe,
+//! the blocks of each table its quiet successors are stored in
+//! ("direct"). Successors that must
 //! capture are resolved by the capture search, which reads the smaller
 //! tables its captures reach, as a probe of that successor would in a
 //! plain set too: counted apart ("with captures"). It prints, per table
@@ -28,8 +29,8 @@ use rules::{Move, Position};
 /// Blocks read per table by one probe.
 #[derive(Default)]
 struct Reads {
-    /// Those of stored positions the search meets directly: the
-    /// position's own block, its quiet successors'.
+    /// Those of stored positions the search meets directly: its quiet
+    /// successors'.
     direct: HashMap<Material, Vec<u64>>,
     /// Those and the blocks the capture search of a successor that must
     /// capture reads (as a stored probe of that successor would too).
@@ -101,19 +102,10 @@ impl Layout {
     }
 }
 
-/// The most blocks of one table that a one-ply search of `pos` reads,
-/// `own` adding the position's own block (a searched threat): met
+/// The most blocks of one table that a one-ply search of `pos` reads: met
 /// directly, and in all.
-fn most_blocks(
-    layout: &mut Layout,
-    pos: &Position,
-    own: bool,
-    moves: &mut Vec<Move>,
-) -> (usize, usize) {
+fn most_blocks(layout: &mut Layout, pos: &Position, moves: &mut Vec<Move>) -> (usize, usize) {
     let mut reads = Reads::default();
-    if own {
-        layout.record(pos, &mut reads, true);
-    }
     moves.clear();
     pos.generate_moves(moves);
     for mv in moves.clone() {
@@ -141,9 +133,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("table kind probes: at most 1 block a table, 2, 3, more (direct; with captures)");
     for m in format::list_tables(&dir)? {
         let header = format::read_header(&format::table_path(&dir, m))?;
-        let (kind, own) = match (header.from_mirror, header.threats_searched) {
-            (true, _) => (0, false),
-            (_, true) => (1, true),
+        let rule = format::SearchRule::of(&header);
+        let kind = match (header.from_mirror || header.quiet_searched, rule.is_some()) {
+            (true, _) => 0,
+            (_, true) => 1,
             _ => continue,
         };
         let index = MaterialIndex::new(m);
@@ -152,15 +145,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         while histograms[0].iter().sum::<u64>() < samples && tries < 100 * samples {
             tries += 1;
             let pos = index.unrank(rng.gen_range(0..index.count()));
-            let searched = if own {
-                format::is_searched_threat(&pos, &mut moves)
-            } else {
-                !pos.has_capture()
+            let searched = match &rule {
+                Some(rule) => rule.leaves(&pos, &mut moves),
+                None => !pos.has_capture(),
             };
             if !searched {
                 continue;
             }
-            let (direct, all) = most_blocks(&mut layout, &pos, own, &mut moves);
+            let (direct, all) = most_blocks(&mut layout, &pos, &mut moves);
             histograms[0][direct.clamp(1, 4) - 1] += 1;
             histograms[1][all.clamp(1, 4) - 1] += 1;
         }

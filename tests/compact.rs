@@ -224,6 +224,7 @@ fn check_rule_set(rule_set: RuleSet, modes: &[Sides]) {
         if sides == SOME_PAIRS {
             assert_mixed(rule_set, small.path());
         }
+        assert_spread_in_mirror_blocks(rule_set, small.path());
         // A second run, either way, finds nothing left to do.
         let bytes = total_bytes(small.path(), rule_set);
         for again in [Sides::Both, Sides::SMALLER_ONLY] {
@@ -282,6 +283,55 @@ fn assert_mixed(rule_set: RuleSet, small: &Path) {
             .all(|h| h.spread_unit.is_some()),
         "{rule_set}"
     );
+}
+
+/// Every table of `small` that leaves positions to the search stores the
+/// spread ones, counted in blocks of its mirror's table as written: so a
+/// cold search reads at most two blocks of it.
+fn assert_spread_in_mirror_blocks(rule_set: RuleSet, small: &Path) {
+    let folder = format::table_dir(small, rule_set);
+    let header = |m: Material| format::read_header(&format::table_path(&folder, m)).unwrap();
+    for m in format::list_tables(&folder).unwrap() {
+        let h = header(m);
+        if h.threats_searched || h.quiet_searched {
+            let mirror_block = header(m.mirrored()).positions_per_block;
+            assert_eq!(h.spread_unit, Some(mirror_block), "{rule_set} {m}");
+        }
+    }
+}
+
+/// Tables of the earlier version-2 forms, which a compaction no longer
+/// writes: a table left out that stores nothing, and threats searched
+/// with no spread position stored (here every value stored, the threats
+/// flag set), answer as the plain tables do.
+#[test]
+fn earlier_version_2_forms_answer_as_before() {
+    let rule_set = RuleSet::Fmjd;
+    let plain = plain_set(rule_set, 3);
+    let one = compacted_set(rule_set, plain.path(), Sides::SMALLER_ONLY);
+    let folder = format::table_dir(one.path(), rule_set);
+    let plain_folder = format::table_dir(plain.path(), rule_set);
+    let (mut stores_nothing, mut unbounded) = (0, 0);
+    for m in format::list_tables(&folder).unwrap() {
+        let path = format::table_path(&folder, m);
+        let header = format::read_header(&path).unwrap();
+        if header.quiet_searched {
+            format::write_from_mirror(&path, m, rule_set, ValueKind::Wdl, header.stats).unwrap();
+            stores_nothing += 1;
+        } else if header.threats_searched {
+            let bytes = std::fs::read(format::table_path(&plain_folder, m)).unwrap();
+            let codes = format::TableReader::new(bytes).unwrap().decode_all().unwrap();
+            let spec = format::TableSpec::searched_threats(m, rule_set, None);
+            let mut writer = format::TableWriter::create(&path, spec).unwrap();
+            for code in codes {
+                writer.push(Some(code)).unwrap();
+            }
+            writer.finish(header.stats).unwrap();
+            unbounded += 1;
+        }
+    }
+    assert!(stores_nothing > 0 && unbounded > 0, "{stores_nothing} {unbounded}");
+    assert_same_answers(rule_set, plain.path(), one.path());
 }
 
 #[test]

@@ -128,7 +128,7 @@ fn report(t: &CompactedTable) -> (Option<(u64, u64)>, Option<String>) {
         Compaction::LeftOut { before, after } => (
             Some((before, after)),
             Some(format!(
-                "{m}: {before} -> {after} bytes, every position found by search over {}",
+                "{m}: {before} -> {after} bytes, quiet positions found by search over {} (those whose search spreads stored)",
                 m.mirrored()
             )),
         ),
