@@ -1,23 +1,26 @@
-//! What bounding a cold search's blocks would cost in bytes (issue 51):
-//! for the tables of a compacted folder that leave positions to a one-ply
-//! search (tables left to their mirror, version-2 tables whose threats are
-//! searched), how many of those positions have quiet successors spread
-//! over more than two blocks of one table, and how large the table would
-//! be if exactly those positions were stored again.
+//! What bounding a cold search's blocks costs in bytes (issue 51): for
+//! every pair of tables that may be split (`format::may_come_from_mirror`)
+//! it estimates each side's bytes as version 1 in blocks of 65,536 (the
+//! side kept), as version 2 with its threats searched, the same with the
+//! threats whose search spreads stored (`format::search_spreads`: more
+//! than two blocks of the mirror's table), and left to its mirror with
+//! only its spread quiet positions stored; then the set's bytes, and the
+//! positions left out, if each pair were decided as `dtb compact
+//! --one-side --min-saving BITS` decides it, for several BITS, with and
+//! without the bound.
 //!
 //! ```text
 //! cargo run --release --example spread_study -- PLAIN/fmjd COMPACT/fmjd [STRIDE]
 //! ```
 //!
-//! `PLAIN` holds the version-1 tables of the same set (every value
-//! stored), `COMPACT` the compacted ones. Each table is studied on every
-//! `STRIDE`-th block (default 8) of 65,536 positions: the value stream as
-//! the compacted file leaves it (searched positions take the value of the
-//! last stored position before them in the block), and the same with the
-//! spread positions stored, both compressed with zstd level 12 and scaled
-//! to the whole table. Successors that must capture are left out of the
-//! count (the capture search reads the smaller tables, as it does for a
-//! capture position of a plain table).
+//! `PLAIN` holds the version-1 tables of the set (every value stored),
+//! `COMPACT` a compacted copy, whose block sizes the spread is counted in
+//! and whose other tables (counted endings, materials that are their own
+//! mirror) are taken as they are. Each table is studied on every
+//! `STRIDE`-th block (default 8) of 65,536 positions, zstd level 12, the
+//! payload scaled to the whole table. Successors that must capture are
+//! left out of the count (the capture search reads the smaller tables, as
+//! it does for a capture position of a plain table).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

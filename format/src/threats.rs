@@ -14,6 +14,7 @@
 //! values are scattered; leaving them out makes the runs around them
 //! longer. `FORMAT.md`, "Version 2", gives the sizes.
 
+use rules::dense::{flip, RAYS, WHITE_FORWARD};
 use rules::{Color, Move, Position};
 
 use crate::{table_position, Header, MaterialIndex};
@@ -55,33 +56,145 @@ pub fn search_spreads(
     unit: u64,
     moves: &mut Vec<Move>,
 ) -> bool {
-    let mut blocks: [u64; 3] = [u64::MAX; 3];
-    let mut seen = 0;
-    let mut meet = |index: u64| {
-        let block = index / unit;
-        if blocks[..seen.min(3)].contains(&block) {
-            return false;
-        }
-        if seen < 3 {
-            blocks[seen] = block;
-        }
-        seen += 1;
-        seen > 2
-    };
     let (material, normal) = table_position(pos);
-    if material == mirror.material() && meet(mirror.rank(&normal)) {
+    let search = Search::new(&normal, mirror, unit);
+    let mut blocks = Blocks::default();
+    if material == mirror.material() && blocks.meet(mirror.rank(&normal) / unit) {
         return true;
     }
+    // Each man move leads to a placement of the men of its own.
+    let occupied = search.wm | search.wk | search.bm | search.bk;
+    let mut men = search.wm;
+    while men != 0 {
+        let from = men.trailing_zeros();
+        men &= men - 1;
+        for d in WHITE_FORWARD {
+            let Some(&to) = RAYS[from as usize][d].squares().first() else {
+                continue;
+            };
+            let to = u32::from(to);
+            if occupied >> to & 1 == 0 && search.meets_third(from, to, &mut blocks) {
+                return true;
+            }
+        }
+    }
+    // Every king move leads to the same placement of the men, whose
+    // positions are one run of `king_placements` indices: where that run
+    // lies in two blocks at most and they leave the count at two, no king
+    // move can make it three.
+    if !kings_can_step(search.wk, occupied) {
+        return false;
+    }
+    let run = mirror.king_placements();
+    let start = mirror.men_rank(flip(search.bm), flip(search.wm)) * run;
+    let (low, high) = (start / unit, (start + run - 1) / unit);
+    if high - low <= 1 && blocks.with(low).with(high).count <= 2 {
+        return false;
+    }
     moves.clear();
-    pos.generate_quiet_moves(moves);
+    normal.generate_quiet_moves(moves);
     moves.iter().any(|mv| {
-        let child = pos.play(mv);
-        if child.has_capture() {
+        let (from, to) = (mv.from().number() as u32 - 1, mv.to().number() as u32 - 1);
+        search.wk >> from & 1 == 1 && search.meets_third(from, to, &mut blocks)
+    })
+}
+
+/// Whether one of the kings `kings` has an empty square next to it.
+fn kings_can_step(kings: u64, occupied: u64) -> bool {
+    let mut ks = kings;
+    while ks != 0 {
+        let k = ks.trailing_zeros() as usize;
+        ks &= ks - 1;
+        let free = |ray: &rules::dense::Ray| {
+            ray.squares()
+                .first()
+                .is_some_and(|&next| occupied >> next & 1 == 0)
+        };
+        if RAYS[k].iter().any(free) {
+            return true;
+        }
+    }
+    false
+}
+
+/// What [`search_spreads`] works from: a White-to-move position's dense
+/// masks, the mirror's index and the unit.
+struct Search<'a> {
+    wm: u64,
+    wk: u64,
+    bm: u64,
+    bk: u64,
+    mirror: &'a MaterialIndex,
+    unit: u64,
+}
+
+impl Search<'_> {
+    fn new<'a>(normal: &Position, mirror: &'a MaterialIndex, unit: u64) -> Search<'a> {
+        let white = normal.pieces(Color::White).to_dense();
+        let black = normal.pieces(Color::Black).to_dense();
+        let kings = normal.kings(Color::White).to_dense() | normal.kings(Color::Black).to_dense();
+        Search {
+            wm: white & !kings,
+            wk: white & kings,
+            bm: black & !kings,
+            bk: black & kings,
+            mirror,
+            unit,
+        }
+    }
+
+    /// Meets the block of the position White's quiet move from dense
+    /// square `from` to `to` leads to, where it stands in the mirror's
+    /// table (the move does not crown) and Black there does not have to
+    /// capture (tested only for a block not met yet); whether that makes
+    /// three.
+    fn meets_third(&self, from: u32, to: u32, blocks: &mut Blocks) -> bool {
+        let (from, to_bit) = (1u64 << from, 1u64 << to);
+        let (men, kings) = if self.wk & from != 0 {
+            (self.wm, self.wk & !from | to_bit)
+        } else if rules::dense::row(to) == 0 {
+            return false;
+        } else {
+            (self.wm & !from | to_bit, self.wk)
+        };
+        // Seen from Black, who moves next: its pieces are White's there.
+        let index = self
+            .mirror
+            .rank_masks(flip(self.bm), flip(self.bk), flip(men), flip(kings));
+        let block = index / self.unit;
+        if blocks.seen[..blocks.count].contains(&block) {
             return false;
         }
-        let (material, normal) = table_position(&child);
-        material == mirror.material() && meet(mirror.rank(&normal))
-    })
+        let occupied = men | kings | self.bm | self.bk;
+        if rules::dense::can_capture(self.bm, self.bk, men | kings, occupied) {
+            return false;
+        }
+        blocks.meet(block)
+    }
+}
+
+/// The distinct blocks a search meets, up to three.
+#[derive(Clone, Copy, Default)]
+struct Blocks {
+    seen: [u64; 3],
+    count: usize,
+}
+
+impl Blocks {
+    /// Meets `block`; whether that makes three.
+    fn meet(&mut self, block: u64) -> bool {
+        *self = self.with(block);
+        self.count > 2
+    }
+
+    /// These blocks and `block`.
+    fn with(mut self, block: u64) -> Blocks {
+        if !self.seen[..self.count].contains(&block) && self.count < 3 {
+            self.seen[self.count] = block;
+            self.count += 1;
+        }
+        self
+    }
 }
 
 /// Which positions of a version-2 WLD table a prober finds by a one-ply
@@ -134,11 +247,25 @@ impl SearchRule {
         } else {
             is_searched_threat(pos, moves)
         };
-        in_set
-            && !self
-                .spread
-                .as_ref()
-                .is_some_and(|(mirror, unit)| search_spreads(pos, mirror, *unit, moves))
+        in_set && !self.spreads(pos, moves)
+    }
+
+    /// Whether the table stores `pos`'s value: not a capture position,
+    /// not left to the search ([`SearchRule::leaves`], with one capture
+    /// test).
+    pub fn stores(&self, pos: &Position, moves: &mut Vec<Move>) -> bool {
+        if pos.has_capture() {
+            return false;
+        }
+        let in_set = self.quiet || is_searched_threat(pos, moves);
+        !in_set || self.spreads(pos, moves)
+    }
+
+    /// Whether the search of `pos` spreads where the rule stores those.
+    fn spreads(&self, pos: &Position, moves: &mut Vec<Move>) -> bool {
+        self.spread
+            .as_ref()
+            .is_some_and(|(mirror, unit)| search_spreads(pos, mirror, *unit, moves))
     }
 
     /// Whether the table searches every position without a capture.
@@ -252,10 +379,9 @@ mod tests {
                 quiet.leaves(&pos, &mut moves),
                 !pos.has_capture() && !spreads
             );
-            assert_eq!(
-                threats.leaves(&pos, &mut moves),
-                is_searched_threat(&pos, &mut moves)
-            );
+            let threat = is_searched_threat(&pos, &mut moves);
+            assert_eq!(threats.leaves(&pos, &mut moves), threat);
+            assert_eq!(threats.stores(&pos, &mut moves), !pos.has_capture() && !threat);
         }
     }
 }

@@ -242,7 +242,7 @@ fn compact_pair(
     let mut v2: Vec<Option<BlockBytes>> = pair.iter().map(|_| None).collect();
     let mut weighed_out = None;
     if let (Sides::One { min_saving }, &[a, b]) = (sides, pair) {
-        if let Some(w) = weigh_pair(pass, [a, b])? {
+        if let Some(w) = weigh_pair(pass, [a, b], min_saving)? {
             if w.saving > 0.0 && w.saving >= min_saving {
                 return leave_out(pass, w);
             }
@@ -323,8 +323,14 @@ struct Weighed {
 
 /// Weighs `pair` for leaving one table out (see [`Weighed`]); `None`
 /// where it cannot be: a pair that may not, or whose tables are not both
-/// version-1 WLD tables storing every value.
-fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenError> {
+/// version-1 WLD tables storing every value. A side whose leaving out
+/// could not save `min_saving` bits a position even if its table took no
+/// bytes is not weighed further: its saving is that bound.
+fn weigh_pair(
+    pass: &Pass,
+    pair: [Material; 2],
+    min_saving: f64,
+) -> Result<Option<Weighed>, GenError> {
     if !may_come_from_mirror(pair[0]) {
         return Ok(None);
     }
@@ -352,7 +358,9 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
     // first), so that both decide alike.
     let both = v2[0].file_bytes() + v2[1].file_bytes();
     let positions = [h0.position_count, h1.position_count];
-    let mut weighed = [(0.0, 0); 2];
+    // (saving, plain estimate of the side kept, whether the saving counts
+    // the side left out's own bytes)
+    let mut weighed = [(0.0, 0, false); 2];
     for (out, w) in weighed.iter_mut().enumerate() {
         let kept = 1 - out;
         let plain = plain_estimate(&codes[kept], pair[kept], pass.rule_set, &paths[kept])?;
@@ -361,14 +369,29 @@ fn weigh_pair(pass: &Pass, pair: [Material; 2]) -> Result<Option<Weighed>, GenEr
             whole_spec(pair[kept], pass.rule_set),
             &paths[kept],
         )?;
-        let quiet = quiet_spec(pair[out], pass.rule_set, format::SEARCHED_WDL_BLOCK);
-        let one = whole.min(plain) + v2_estimate(&quiet, &codes[out], &paths[out])?;
-        let saving = (both as f64 - one as f64) * 8.0 / positions[out].max(1) as f64;
-        *w = (saving, plain);
+        let saving = |left: u64| {
+            let one = whole.min(plain) + left;
+            (both as f64 - one as f64) * 8.0 / positions[out].max(1) as f64
+        };
+        // What it saves at most (the side left out as small as a file
+        // gets); only a side that could reach `min_saving` is weighed with
+        // its spread positions stored.
+        let most = saving(format::HEADER_LEN as u64 + 8);
+        *w = if most > 0.0 && most >= min_saving {
+            let quiet = quiet_spec(pair[out], pass.rule_set, format::SEARCHED_WDL_BLOCK);
+            (saving(v2_estimate(&quiet, &codes[out], &paths[out])?), plain, true)
+        } else {
+            (most, plain, false)
+        };
     }
-    // The side that saves more (the mirror where they save alike).
-    let k = usize::from(weighed[1].0 >= weighed[0].0);
-    let (saving, kept_plain) = weighed[k];
+    // The side that saves more among those weighed whole (the mirror
+    // where they save alike).
+    let k = match (weighed[0].2, weighed[1].2) {
+        (true, false) => 0,
+        (false, true) => 1,
+        _ => usize::from(weighed[1].0 >= weighed[0].0),
+    };
+    let (saving, kept_plain, _) = weighed[k];
     let [c0, c1] = codes;
     let (codes_out, codes_kept) = if k == 0 { (c0, c1) } else { (c1, c0) };
     Ok(Some(Weighed {

@@ -28,11 +28,14 @@ pub(crate) trait BlockSource {
     fn marked_capture(&self, i: u64) -> bool;
 }
 
+/// What [`kept`] reuses from one position to the next.
+type Scratch = (format::UnrankCursor, Vec<Move>);
+
 /// Whether position `i` of `index` is stored ("kept") by a version-2 WLD
 /// table of rule `rule`: not a capture position, not left to the search.
-fn kept(rule: &SearchRule, index: &MaterialIndex, i: u64, moves: &mut Vec<Move>) -> bool {
-    let pos = index.unrank(i);
-    !pos.has_capture() && !rule.leaves(&pos, moves)
+fn kept(rule: &SearchRule, index: &MaterialIndex, i: u64, scratch: &mut Scratch) -> bool {
+    let (cursor, moves) = scratch;
+    rule.stores(&index.unrank_with(i, cursor), moves)
 }
 
 /// The packed codes (2 bits a position, position `start + j` in bits
@@ -45,10 +48,10 @@ pub(crate) fn searched_block(
     start: u64,
     end: u64,
 ) -> Vec<u8> {
-    let mut moves = Vec::new();
+    let mut scratch = Scratch::default();
     let mut raw = vec![0u8; (end - start).div_ceil(4) as usize];
     let first_kept = (start..end)
-        .find(|&i| !source.marked_capture(i) && kept(rule, index, i, &mut moves))
+        .find(|&i| !source.marked_capture(i) && kept(rule, index, i, &mut scratch))
         .unwrap_or(end);
     let first_code = if first_kept < end {
         source.code(first_kept)
@@ -63,7 +66,7 @@ pub(crate) fn searched_block(
     let mut last = first_code;
     for i in first_kept..end {
         let code = source.code(i);
-        if code != last && !source.marked_capture(i) && kept(rule, index, i, &mut moves) {
+        if code != last && !source.marked_capture(i) && kept(rule, index, i, &mut scratch) {
             last = code;
         }
         let j = (i - start) as usize;
