@@ -156,5 +156,5 @@ fn stores_nothing(dir: &str, p: &Position, rule_set: RuleSet) -> bool {
     let (m, _) = format::table_position(p);
     let folder = format::table_dir(Path::new(dir), rule_set);
     format::read_header(&format::table_path(&folder, m))
-                .is_ok_and(|h| h.from_mirror || h.quiet_searched)
+        .is_ok_and(|h| h.from_mirror || h.quiet_searched)
 }

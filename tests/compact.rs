@@ -320,7 +320,10 @@ fn earlier_version_2_forms_answer_as_before() {
             stores_nothing += 1;
         } else if header.threats_searched {
             let bytes = std::fs::read(format::table_path(&plain_folder, m)).unwrap();
-            let codes = format::TableReader::new(bytes).unwrap().decode_all().unwrap();
+            let codes = format::TableReader::new(bytes)
+                .unwrap()
+                .decode_all()
+                .unwrap();
             let spec = format::TableSpec::searched_threats(m, rule_set, None);
             let mut writer = format::TableWriter::create(&path, spec).unwrap();
             for code in codes {
@@ -330,7 +333,10 @@ fn earlier_version_2_forms_answer_as_before() {
             unbounded += 1;
         }
     }
-    assert!(stores_nothing > 0 && unbounded > 0, "{stores_nothing} {unbounded}");
+    assert!(
+        stores_nothing > 0 && unbounded > 0,
+        "{stores_nothing} {unbounded}"
+    );
     assert_same_answers(rule_set, plain.path(), one.path());
 }
 

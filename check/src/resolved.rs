@@ -579,8 +579,8 @@ impl ResolvedTables {
                     for i in first..(first + CHUNK).min(count) {
                         let global = window.as_ref().map_or(i, |w| w.global(i));
                         let pos = index.unrank_with(global, cursor);
-                        let searched = every_position
-                            || rule.as_ref().is_some_and(|r| r.leaves(&pos, moves));
+                        let searched =
+                            every_position || rule.as_ref().is_some_and(|r| r.leaves(&pos, moves));
                         if searched {
                             let value = prober.probe(&pos)?;
                             store(kind, values, (i - first) as usize, value);

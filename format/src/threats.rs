@@ -381,7 +381,10 @@ mod tests {
             );
             let threat = is_searched_threat(&pos, &mut moves);
             assert_eq!(threats.leaves(&pos, &mut moves), threat);
-            assert_eq!(threats.stores(&pos, &mut moves), !pos.has_capture() && !threat);
+            assert_eq!(
+                threats.stores(&pos, &mut moves),
+                !pos.has_capture() && !threat
+            );
         }
     }
 }

@@ -379,7 +379,11 @@ fn weigh_pair(
         let most = saving(format::HEADER_LEN as u64 + 8);
         *w = if most > 0.0 && most >= min_saving {
             let quiet = quiet_spec(pair[out], pass.rule_set, format::SEARCHED_WDL_BLOCK);
-            (saving(v2_estimate(&quiet, &codes[out], &paths[out])?), plain, true)
+            (
+                saving(v2_estimate(&quiet, &codes[out], &paths[out])?),
+                plain,
+                true,
+            )
         } else {
             (most, plain, false)
         };
