@@ -19,10 +19,14 @@
 //! and in total, how many probes read at most one block of every table,
 //! two, three, or more.
 
+#[path = "support/layout.rs"]
+mod layout;
+
+use layout::Layout;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use format::{table_position, Material, MaterialIndex};
+use format::{Material, MaterialIndex};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use rules::{Move, Position};
 
@@ -60,27 +64,7 @@ impl Reads {
     }
 }
 
-/// Positions a block holds, per material, read from the headers.
-struct Layout {
-    dir: PathBuf,
-    per_block: HashMap<Material, u64>,
-}
-
 impl Layout {
-    fn block_of(&mut self, pos: &Position) -> (Material, u64) {
-        let (material, normal) = table_position(pos);
-        let dir = &self.dir;
-        let per_block = *self.per_block.entry(material).or_insert_with(|| {
-            let header = format::read_header(&format::table_path(dir, material))
-                .expect("a table of the folder");
-            u64::from(header.positions_per_block)
-        });
-        (
-            material,
-            MaterialIndex::new(material).rank(&normal) / per_block,
-        )
-    }
-
     /// Records the blocks a probe of stored or capture position `pos`
     /// reads: its own (`direct`: met by the one-ply search itself), or
     /// those of its captures' successors.
@@ -122,10 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let dir = PathBuf::from(args.get(1).map_or("data/fmjd", String::as_str));
     let samples: u64 = args.get(2).map_or(Ok(20_000), |s| s.parse())?;
-    let mut layout = Layout {
-        dir: dir.clone(),
-        per_block: HashMap::new(),
-    };
+    let mut layout = Layout::new(dir.clone());
     let mut rng = SmallRng::seed_from_u64(51);
     let mut moves = Vec::new();
     // [kind][direct or all][1, 2, 3, more blocks]

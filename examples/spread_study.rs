@@ -22,35 +22,18 @@
 //! left out of the count (the capture search reads the smaller tables, as
 //! it does for a capture position of a plain table).
 
-use std::collections::HashMap;
+#[path = "support/layout.rs"]
+mod layout;
+
+use layout::Layout;
 use std::path::{Path, PathBuf};
 
-use format::{table_position, Material, MaterialIndex, TableReader};
+use format::{Material, MaterialIndex, TableReader};
 use rules::{Move, Position};
 
 const BLOCK: u64 = 1 << 16;
 
-/// Positions a block holds, per material, read from the headers.
-struct Layout {
-    dir: PathBuf,
-    per_block: HashMap<Material, u64>,
-}
-
 impl Layout {
-    fn block_of(&mut self, pos: &Position) -> (Material, u64) {
-        let (material, normal) = table_position(pos);
-        let dir = &self.dir;
-        let per_block = *self.per_block.entry(material).or_insert_with(|| {
-            let header = format::read_header(&format::table_path(dir, material))
-                .expect("a table of the folder");
-            u64::from(header.positions_per_block)
-        });
-        (
-            material,
-            MaterialIndex::new(material).rank(&normal) / per_block,
-        )
-    }
-
     /// Whether the quiet successors of `pos` that do not have to capture
     /// lie in more than two blocks of some table.
     fn spread(&mut self, pos: &Position, moves: &mut Vec<Move>) -> bool {
@@ -212,10 +195,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let plain = PathBuf::from(args.get(1).ok_or(usage)?);
     let compact = PathBuf::from(args.get(2).ok_or(usage)?);
     let stride: u64 = args.get(3).map_or(Ok(8), |s| s.parse())?;
-    let mut layout = Layout {
-        dir: compact.clone(),
-        per_block: HashMap::new(),
-    };
+    let mut layout = Layout::new(compact.clone());
     let size_of = |dir: &Path, m: Material| std::fs::metadata(format::table_path(dir, m));
     let (mut fixed, mut plain_total, mut positions) = (0u64, 0u64, 0u64);
     let mut pairs = Vec::new();
