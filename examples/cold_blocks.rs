@@ -26,7 +26,7 @@ use layout::Layout;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use format::{Material, MaterialIndex};
+use format::{Material, MaterialIndex, SearchScratch};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use rules::{Move, Position};
 
@@ -109,6 +109,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut layout = Layout::new(dir.clone());
     let mut rng = SmallRng::seed_from_u64(51);
     let mut moves = Vec::new();
+    let mut scratch = SearchScratch::default();
     // [kind][direct or all][1, 2, 3, more blocks]
     let mut totals = [[[0u64; 4]; 2]; 2];
     println!("table kind probes: at most 1 block a table, 2, 3, more (direct; with captures)");
@@ -127,7 +128,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             tries += 1;
             let pos = index.unrank(rng.gen_range(0..index.count()));
             let searched = match &rule {
-                Some(rule) => rule.leaves(&pos, &mut moves),
+                Some(rule) => rule.leaves(&pos, &mut scratch),
                 None => !pos.has_capture(),
             };
             if !searched {

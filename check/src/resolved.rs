@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use format::{
     child_view, table_position, value_from_children, ChildView, DistanceValue, Header, Material,
-    MaterialIndex, RuleSet, TableValue, UnrankCursor, ValueKind, Wdl,
+    MaterialIndex, RuleSet, SearchScratch, TableValue, UnrankCursor, ValueKind, Wdl,
 };
 use probe::Tablebase;
 use rayon::prelude::*;
@@ -573,14 +573,14 @@ impl ResolvedTables {
             .par_chunks_mut(kind.raw_len(CHUNK) as usize)
             .enumerate()
             .try_for_each_init(
-                || (UnrankCursor::default(), Vec::new()),
-                |(cursor, moves), (c, values)| {
+                || (UnrankCursor::default(), SearchScratch::default()),
+                |(cursor, scratch), (c, values)| {
                     let first = c as u64 * CHUNK;
                     for i in first..(first + CHUNK).min(count) {
                         let global = window.as_ref().map_or(i, |w| w.global(i));
                         let pos = index.unrank_with(global, cursor);
-                        let searched =
-                            every_position || rule.as_ref().is_some_and(|r| r.leaves(&pos, moves));
+                        let searched = every_position
+                            || rule.as_ref().is_some_and(|r| r.leaves(&pos, scratch));
                         if searched {
                             let value = prober.probe(&pos)?;
                             store(kind, values, (i - first) as usize, value);

@@ -53,7 +53,7 @@ pub use index::{
 };
 pub use material::{Material, MAX_PIECES_PER_SIDE};
 pub use reader::{wdl_code, PositionedFile, TableReader, TableSource};
-pub use threats::{is_searched_threat, search_spreads, SearchRule};
+pub use threats::{is_searched_threat, search_spreads, SearchRule, SearchScratch};
 pub use value::{dtc_byte, DistanceValue, RuleSet, ValueKind, Wdl, DTC_SATURATED};
 pub use writer::{
     sync_parent, temporary_path, write_from_mirror, TableSpec, TableWriter, DEFAULT_DISTANCE_BLOCK,

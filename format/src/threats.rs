@@ -29,8 +29,14 @@ fn could_capture(pos: &Position, side: Color) -> bool {
 /// [`crate::FLAG_THREATS_SEARCHED`] leaves "don't care" (see the module
 /// docs). `moves` is scratch space for the position's moves.
 pub fn is_searched_threat(pos: &Position, moves: &mut Vec<Move>) -> bool {
+    !pos.has_capture() && is_threat_without_capture(pos, moves)
+}
+
+/// [`is_searched_threat`] of a position whose side to move is known to
+/// have no capture.
+fn is_threat_without_capture(pos: &Position, moves: &mut Vec<Move>) -> bool {
     let side = pos.side_to_move();
-    if pos.has_capture() || !could_capture(pos, side.opponent()) {
+    if !could_capture(pos, side.opponent()) {
         return false;
     }
     moves.clear();
@@ -99,6 +105,172 @@ pub fn search_spreads(
     })
 }
 
+/// [`search_spreads`] with `scratch` remembering what one placement of the
+/// men settles for every position that shares it: the blocks its man
+/// moves lead to, the run its king moves stay in, and whether those leave
+/// no room for a third block at all (then no position of the placement
+/// spreads). Positions come mostly in index order, where runs of
+/// thousands share their men; the answer is [`search_spreads`]'s.
+fn search_spreads_memo(
+    pos: &Position,
+    mirror: &MaterialIndex,
+    unit: u64,
+    scratch: &mut SearchScratch,
+) -> bool {
+    let (material, normal) = table_position(pos);
+    if material == mirror.material() {
+        return search_spreads(pos, mirror, unit, &mut scratch.moves);
+    }
+    let search = Search::new(&normal, mirror, unit);
+    let memo = &mut scratch.memo;
+    memo.settle(&search);
+    if memo.settled {
+        return false;
+    }
+    let mut blocks = Blocks::default();
+    let kings = search.wk | search.bk;
+    for step in &memo.steps {
+        if kings >> step.to & 1 == 1 {
+            continue;
+        }
+        let men = search.wm & !(1 << step.from) | 1 << step.to;
+        let block = step.block.unwrap_or_else(|| {
+            let others = flip(search.bm) | flip(men);
+            search.block_of(step.base + mirror.king_rank(others, flip(search.bk), flip(search.wk)))
+        });
+        if search.meets_child(men, search.wk, block, &mut blocks) {
+            return true;
+        }
+    }
+    if !kings_can_step(search.wk, search.occupied()) {
+        return false;
+    }
+    let (low, high) = memo.king_run;
+    if high - low <= 1 && blocks.with(low).with(high).count <= 2 {
+        return false;
+    }
+    king_moves_meet_third(&search, memo.king_base, &mut blocks)
+}
+
+/// Whether White's king moves in `search` meet a third block (with
+/// `blocks` met already); `king_base` is the mirror's index of the first
+/// king placement of the men. Each king's moves are walked along its
+/// rays, ranked as the mirror's black king moving.
+fn king_moves_meet_third(search: &Search, king_base: u64, blocks: &mut Blocks) -> bool {
+    let (mirror, occupied) = (search.mirror, search.occupied());
+    let men = flip(search.bm) | flip(search.wm);
+    let mut kings = search.wk;
+    while kings != 0 {
+        let from = kings.trailing_zeros();
+        kings &= kings - 1;
+        let others = search.wk & !(1 << from);
+        let ranks = mirror.black_king_move_ranks(men, flip(search.bk), flip(others));
+        for ray in &RAYS[from as usize] {
+            for &to in ray.squares() {
+                if occupied >> to & 1 == 1 {
+                    break;
+                }
+                let block = search.block_of(king_base + ranks.rank_with(49 - u32::from(to)));
+                if search.meets_child(search.wm, others | 1 << to, block, blocks) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Scratch space for the tests of a [`SearchRule`], reused from one
+/// position to the next (one a thread).
+#[derive(Default)]
+pub struct SearchScratch {
+    /// A position's moves.
+    moves: Vec<Move>,
+    /// What the last placement of the men settled.
+    memo: SpreadMemo,
+}
+
+/// What [`search_spreads_memo`] works out once a placement of the men.
+#[derive(Default)]
+struct SpreadMemo {
+    /// The mirror's material, the unit and the men (White's, Black's;
+    /// White to move) the rest is for.
+    key: Option<(crate::Material, u64, u64, u64)>,
+    /// White's man moves onto squares the men leave free, that do not
+    /// crown.
+    steps: Vec<ManStep>,
+    /// The mirror's index of the first king placement of these men, and
+    /// the first and last block of the run of its indices that White's
+    /// king moves lead to (the men stay).
+    king_base: u64,
+    king_run: (u64, u64),
+    /// Whether the blocks of every step and of the king run, taken
+    /// together, are two at most: no position of these men spreads.
+    settled: bool,
+}
+
+/// A man move of [`SpreadMemo`]: dense squares, the index in the mirror
+/// of the first king placement its men have, and its block where all its
+/// king placements lie in one.
+struct ManStep {
+    from: u32,
+    to: u32,
+    base: u64,
+    block: Option<u64>,
+}
+
+impl SpreadMemo {
+    /// Works out the men of `search` unless they are the ones it holds.
+    fn settle(&mut self, search: &Search) {
+        let key = (search.mirror.material(), search.unit, search.wm, search.bm);
+        if self.key == Some(key) {
+            return;
+        }
+        self.key = Some(key);
+        let (mirror, unit) = (search.mirror, search.unit);
+        let run = mirror.king_placements();
+        let blocks_of = |base: u64| (base / unit, (base + run - 1) / unit);
+        self.steps.clear();
+        let men = search.wm | search.bm;
+        let mut candidates = Blocks::default();
+        let mut wide = false;
+        let mut from_squares = search.wm;
+        while from_squares != 0 {
+            let from = from_squares.trailing_zeros();
+            from_squares &= from_squares - 1;
+            for d in WHITE_FORWARD {
+                let Some(&to) = RAYS[from as usize][d].squares().first() else {
+                    continue;
+                };
+                let to = u32::from(to);
+                if men >> to & 1 == 1 || rules::dense::row(to) == 0 {
+                    continue;
+                }
+                let moved = search.wm & !(1 << from) | 1 << to;
+                let base = mirror.men_rank(flip(search.bm), flip(moved)) * run;
+                let (low, high) = blocks_of(base);
+                wide |= high - low > 1;
+                candidates = candidates.with(low).with(high);
+                let block = (low == high).then_some(low);
+                self.steps.push(ManStep {
+                    from,
+                    to,
+                    base,
+                    block,
+                });
+            }
+        }
+        self.king_base = mirror.men_rank(flip(search.bm), flip(search.wm)) * run;
+        self.king_run = blocks_of(self.king_base);
+        if search.wk != 0 {
+            let (low, high) = self.king_run;
+            wide |= high - low > 1;
+            candidates = candidates.with(low).with(high);
+        }
+        self.settled = !wide && candidates.count <= 2;
+    }
+}
+
 /// Whether one of the kings `kings` has an empty square next to it.
 fn kings_can_step(kings: u64, occupied: u64) -> bool {
     let mut ks = kings;
@@ -161,7 +333,14 @@ impl Search<'_> {
         let index = self
             .mirror
             .rank_masks(flip(self.bm), flip(self.bk), flip(men), flip(kings));
-        let block = index / self.unit;
+        self.meets_child(men, kings, self.block_of(index), blocks)
+    }
+
+    /// Meets `block`, that of the position where White's men and kings
+    /// stand on `men` and `kings` after a quiet move, unless Black has to
+    /// capture there (tested only for a block not met yet); whether that
+    /// makes three.
+    fn meets_child(&self, men: u64, kings: u64, block: u64, blocks: &mut Blocks) -> bool {
         if blocks.seen[..blocks.count].contains(&block) {
             return false;
         }
@@ -170,6 +349,20 @@ impl Search<'_> {
             return false;
         }
         blocks.meet(block)
+    }
+
+    /// The block of the mirror's index `index`.
+    fn block_of(&self, index: u64) -> u64 {
+        if self.unit.is_power_of_two() {
+            index >> self.unit.trailing_zeros()
+        } else {
+            index / self.unit
+        }
+    }
+
+    /// Every square a piece stands on.
+    fn occupied(&self) -> u64 {
+        self.wm | self.wk | self.bm | self.bk
     }
 }
 
@@ -240,32 +433,37 @@ impl SearchRule {
 
     /// Whether the table leaves `pos` (one of its positions) to a one-ply
     /// search; never a capture position (the capture search resolves
-    /// those in every table). `moves` is scratch space.
-    pub fn leaves(&self, pos: &Position, moves: &mut Vec<Move>) -> bool {
+    /// those in every table).
+    pub fn leaves(&self, pos: &Position, scratch: &mut SearchScratch) -> bool {
         let in_set = if self.quiet {
             !pos.has_capture()
         } else {
-            is_searched_threat(pos, moves)
+            is_searched_threat(pos, &mut scratch.moves)
         };
-        in_set && !self.spreads(pos, moves)
+        in_set && !self.spreads(pos, scratch)
     }
 
     /// Whether the table stores `pos`'s value: not a capture position,
     /// not left to the search ([`SearchRule::leaves`], with one capture
     /// test).
-    pub fn stores(&self, pos: &Position, moves: &mut Vec<Move>) -> bool {
+    pub fn stores(&self, pos: &Position, scratch: &mut SearchScratch) -> bool {
+        if self.quiet {
+            // The spread test first: where the men settle it, it answers
+            // without the capture test.
+            return self.spreads(pos, scratch) && !pos.has_capture();
+        }
         if pos.has_capture() {
             return false;
         }
-        let in_set = self.quiet || is_searched_threat(pos, moves);
-        !in_set || self.spreads(pos, moves)
+        !is_threat_without_capture(pos, &mut scratch.moves) || self.spreads(pos, scratch)
     }
 
-    /// Whether the search of `pos` spreads where the rule stores those.
-    fn spreads(&self, pos: &Position, moves: &mut Vec<Move>) -> bool {
+    /// Whether the search of `pos` spreads where the rule stores those
+    /// (an answer without meaning for a capture position).
+    fn spreads(&self, pos: &Position, scratch: &mut SearchScratch) -> bool {
         self.spread
             .as_ref()
-            .is_some_and(|(mirror, unit)| search_spreads(pos, mirror, *unit, moves))
+            .is_some_and(|(mirror, unit)| search_spreads_memo(pos, mirror, *unit, scratch))
     }
 
     /// Whether the table searches every position without a capture.
@@ -371,20 +569,65 @@ mod tests {
         let quiet = SearchRule::new(material, false, true, Some(64)).expect("a rule");
         let threats = SearchRule::new(material, true, false, None).expect("a rule");
         assert!(SearchRule::new(material, false, false, Some(64)).is_none());
-        let mut moves = Vec::new();
+        let (mut moves, mut scratch) = (Vec::new(), SearchScratch::default());
         for i in 0..index.count() {
             let pos = index.unrank(i);
             let spreads = !pos.has_capture() && blocks_read(&pos, &mirror, 64) > 2;
             assert_eq!(
-                quiet.leaves(&pos, &mut moves),
+                quiet.leaves(&pos, &mut scratch),
                 !pos.has_capture() && !spreads
             );
             let threat = is_searched_threat(&pos, &mut moves);
-            assert_eq!(threats.leaves(&pos, &mut moves), threat);
+            assert_eq!(threats.leaves(&pos, &mut scratch), threat);
             assert_eq!(
-                threats.stores(&pos, &mut moves),
+                threats.stores(&pos, &mut scratch),
                 !pos.has_capture() && !threat
             );
         }
+    }
+
+    #[test]
+    fn the_memo_of_the_men_answers_as_the_spread_test() {
+        // In index order (runs sharing their men, as a fill meets them)
+        // and in a scattered order (the memo worked out anew or reused
+        // across materials and units), at units below and above the runs
+        // of king placements.
+        let mut moves = Vec::new();
+        let mut scratch = SearchScratch::default();
+        let (mut spread, mut settled) = (0, 0);
+        for (name, unit) in [
+            ("MM-K", 64),
+            ("KM-M", 256),
+            ("KM-KM", 4096),
+            ("KK-M", 512),
+            ("MM-KM", 65_536),
+            ("KMM-M", 1024),
+            ("MMM-K", 64),
+        ] {
+            let material: crate::Material = name.parse().expect("material");
+            let index = MaterialIndex::new(material);
+            let mirror = MaterialIndex::new(material.mirrored());
+            let step = (index.count() / 200_000).max(1);
+            let scattered = (0..index.count()).map(|i| i * 7_919 % index.count());
+            for i in (0..index.count())
+                .step_by(step as usize)
+                .chain(scattered.step_by(97))
+            {
+                let pos = index.unrank(i);
+                if pos.has_capture() {
+                    continue;
+                }
+                let expected = search_spreads(&pos, &mirror, unit, &mut moves);
+                let memo = search_spreads_memo(&pos, &mirror, unit, &mut scratch);
+                assert_eq!(memo, expected, "{name} {i} at {unit}");
+                spread += u64::from(expected);
+                settled += u64::from(scratch.memo.settled);
+            }
+        }
+        // Both ways of answering were taken.
+        assert!(
+            spread > 0 && settled > 0,
+            "{spread} spread, {settled} settled"
+        );
     }
 }

@@ -39,8 +39,8 @@
 use std::path::{Path, PathBuf};
 
 use format::{
-    may_come_from_mirror, Header, Material, MaterialIndex, RuleSet, TableReader, TableSpec,
-    TableWriter, UnrankCursor, ValueKind,
+    may_come_from_mirror, Header, Material, MaterialIndex, RuleSet, SearchScratch, TableReader,
+    TableSpec, TableWriter, UnrankCursor, ValueKind,
 };
 use probe::generator::GeneratorHooks;
 use probe::Tablebase;
@@ -778,8 +778,8 @@ fn threats_differing(
     let rule = threats_spec(material, rule_set)
         .search_rule()
         .ok_or_else(|| GenError::Internal("a version-2 spec searches positions".into()))?;
-    each_position(material, |pos, i, moves| {
-        if pos.has_capture() || !rule.leaves(pos, moves) {
+    each_position(material, |pos, i, scratch| {
+        if pos.has_capture() || !rule.leaves(pos, scratch) {
             return Ok(0);
         }
         let searched = tb.probe_capture(pos, &pos.legal_moves())?.wdl.code();
@@ -792,7 +792,7 @@ fn threats_differing(
 /// that differs; the positions looked at and those that differ.
 fn each_position(
     material: Material,
-    look: impl Fn(&rules::Position, u64, &mut Vec<rules::Move>) -> Result<u64, GenError> + Sync,
+    look: impl Fn(&rules::Position, u64, &mut SearchScratch) -> Result<u64, GenError> + Sync,
 ) -> Result<(u64, u64), GenError> {
     let index = MaterialIndex::new(material);
     const CHUNK: u64 = 1 << 14;
@@ -800,11 +800,11 @@ fn each_position(
         .into_par_iter()
         .map(|c| {
             let mut cursor = UnrankCursor::default();
-            let mut moves = Vec::new();
+            let mut scratch = SearchScratch::default();
             let (mut looked, mut differing) = (0, 0);
             for i in c * CHUNK..((c + 1) * CHUNK).min(index.count()) {
                 let pos = index.unrank_with(i, &mut cursor);
-                let seen = look(&pos, i, &mut moves)?;
+                let seen = look(&pos, i, &mut scratch)?;
                 looked += u64::from(seen > 0);
                 differing += u64::from(seen == 2);
             }

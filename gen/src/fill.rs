@@ -15,8 +15,7 @@
 //! which tests every position (a test compares them on every table up to
 //! four pieces).
 
-use format::{MaterialIndex, SearchRule};
-use rules::Move;
+use format::{MaterialIndex, SearchRule, SearchScratch};
 
 /// Where a block's codes come from: position `i`'s code, and whether the
 /// solver marked it as a capture position (`false` where it is not known:
@@ -29,13 +28,13 @@ pub(crate) trait BlockSource {
 }
 
 /// What [`kept`] reuses from one position to the next.
-type Scratch = (format::UnrankCursor, Vec<Move>);
+type Scratch = (format::UnrankCursor, SearchScratch);
 
 /// Whether position `i` of `index` is stored ("kept") by a version-2 WLD
 /// table of rule `rule`: not a capture position, not left to the search.
 fn kept(rule: &SearchRule, index: &MaterialIndex, i: u64, scratch: &mut Scratch) -> bool {
-    let (cursor, moves) = scratch;
-    rule.stores(&index.unrank_with(i, cursor), moves)
+    let (cursor, search) = scratch;
+    rule.stores(&index.unrank_with(i, cursor), search)
 }
 
 /// The packed codes (2 bits a position, position `start + j` in bits
@@ -86,12 +85,12 @@ pub(crate) fn eager_block(
     end: u64,
 ) -> Vec<u8> {
     let mut cursor = format::UnrankCursor::default();
-    let mut moves = Vec::new();
+    let mut scratch = SearchScratch::default();
     let kept: Vec<Option<u8>> = (start..end)
         .map(|i| {
             let pos = index.unrank_with(i, &mut cursor);
             let stored =
-                !source.marked_capture(i) && !pos.has_capture() && !rule.leaves(&pos, &mut moves);
+                !source.marked_capture(i) && !pos.has_capture() && !rule.leaves(&pos, &mut scratch);
             stored.then(|| source.code(i))
         })
         .collect();

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use format::{
     child_view, move_outcome, plies_left_after, table_dir, table_position, value_from_children,
-    ChildView, DistanceValue, Material, RuleSet, TableValue, ValueKind, Wdl,
+    ChildView, DistanceValue, Material, RuleSet, SearchScratch, TableValue, ValueKind, Wdl,
 };
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
@@ -475,8 +475,8 @@ impl Tablebase {
         all.par_chunks_mut(CHUNK_BYTES)
             .enumerate()
             .try_for_each_init(
-                || (format::UnrankCursor::default(), Vec::new()),
-                |(cursor, moves), (c, bytes)| {
+                || (format::UnrankCursor::default(), SearchScratch::default()),
+                |(cursor, scratch), (c, bytes)| {
                     let first = (c * CHUNK_BYTES * 4) as u64;
                     for i in first..(first + (bytes.len() * 4) as u64).min(count) {
                         let pos = table.index.unrank_with(i, cursor);
@@ -484,7 +484,7 @@ impl Tablebase {
                             || table
                                 .search_rule
                                 .as_ref()
-                                .is_some_and(|rule| rule.leaves(&pos, moves));
+                                .is_some_and(|rule| rule.leaves(&pos, scratch));
                         if !searched {
                             continue;
                         }
@@ -586,7 +586,7 @@ impl Tablebase {
                 return Ok(Some(Stored::Nothing));
             }
             if let Some(rule) = &table.search_rule {
-                if rule.leaves(pos, &mut Vec::new()) {
+                if rule.leaves(pos, &mut SearchScratch::default()) {
                     let quiet = rule.searches_quiet();
                     return Ok(Some(Stored::Searched { quiet }));
                 }
