@@ -177,6 +177,13 @@ impl MaterialIndex {
         self.king_placements
     }
 
+    /// The number of placements of the black kings for one placement of
+    /// the men and the white kings: a king rank is
+    /// `white_kings_rank * black_king_placements() + black_kings_rank`.
+    pub fn black_king_placements(&self) -> u64 {
+        self.black_king_placements
+    }
+
     /// The index of `pos`, which must be a White-to-move position of this
     /// material (see [`MaterialIndex::try_rank`] for a checked version).
     #[inline]

@@ -145,7 +145,14 @@ fn search_spreads_memo(
     if !kings_can_step(search.wk, search.occupied()) {
         return false;
     }
-    let (low, high) = memo.king_run;
+    // The king moves keep Black's kings too: in the mirror they lead to
+    // one run of its black king placements.
+    let men = flip(search.bm) | flip(search.wm);
+    let first = memo.king_base + mirror.king_rank(men, flip(search.bk), 0);
+    let (low, high) = (
+        search.block_of(first),
+        search.block_of(first + mirror.black_king_placements() - 1),
+    );
     if high - low <= 1 && blocks.with(low).with(high).count <= 2 {
         return false;
     }
@@ -199,12 +206,11 @@ struct SpreadMemo {
     /// White's man moves onto squares the men leave free, that do not
     /// crown.
     steps: Vec<ManStep>,
-    /// The mirror's index of the first king placement of these men, and
-    /// the first and last block of the run of its indices that White's
-    /// king moves lead to (the men stay).
+    /// The mirror's index of the first king placement of these men: White's
+    /// king moves (the men stay) lead to the run of `king_placements()`
+    /// indices from there.
     king_base: u64,
-    king_run: (u64, u64),
-    /// Whether the blocks of every step and of the king run, taken
+    /// Whether the blocks of every step and of the king moves' run, taken
     /// together, are two at most: no position of these men spreads.
     settled: bool,
 }
@@ -261,9 +267,8 @@ impl SpreadMemo {
             }
         }
         self.king_base = mirror.men_rank(flip(search.bm), flip(search.wm)) * run;
-        self.king_run = blocks_of(self.king_base);
         if search.wk != 0 {
-            let (low, high) = self.king_run;
+            let (low, high) = blocks_of(self.king_base);
             wide |= high - low > 1;
             candidates = candidates.with(low).with(high);
         }
@@ -456,6 +461,26 @@ impl SearchRule {
             return false;
         }
         !is_threat_without_capture(pos, &mut scratch.moves) || self.spreads(pos, scratch)
+    }
+
+    /// Whether the table leaves to the search every position whose men
+    /// stand as in `pos` (one of its positions): a rule that searches
+    /// every quiet position, where the men settle that no search from
+    /// them spreads (or spread positions are not stored). A fill skips
+    /// the rest of their run with it.
+    pub fn leaves_all_with_men(&self, pos: &Position, scratch: &mut SearchScratch) -> bool {
+        if !self.quiet {
+            return false;
+        }
+        let Some((mirror, unit)) = &self.spread else {
+            return true;
+        };
+        let (material, normal) = table_position(pos);
+        if material == mirror.material() {
+            return false;
+        }
+        scratch.memo.settle(&Search::new(&normal, mirror, *unit));
+        scratch.memo.settled
     }
 
     /// Whether the search of `pos` spreads where the rule stores those

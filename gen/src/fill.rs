@@ -11,7 +11,11 @@
 //! a threat (the answer could not change the block). Only where the code
 //! changes is the position built and tested. Values change rarely in
 //! index order, so this tests a few positions in a hundred instead of all
-//! of them; the block is byte for byte the one [`eager_block`] writes,
+//! of them. A table that searches every quiet position skips, once one
+//! position tells it so, the rest of a placement of the men whose
+//! positions it all leaves to the search
+//! (`SearchRule::leaves_all_with_men`). The block is byte for byte the
+//! one [`eager_block`] writes,
 //! which tests every position (a test compares them on every table up to
 //! four pieces).
 
@@ -28,13 +32,30 @@ pub(crate) trait BlockSource {
 }
 
 /// What [`kept`] reuses from one position to the next.
-type Scratch = (format::UnrankCursor, SearchScratch);
+#[derive(Default)]
+struct Scratch {
+    cursor: format::UnrankCursor,
+    search: SearchScratch,
+    /// Positions below this one are known to be left to the search
+    /// (`SearchRule::leaves_all_with_men`).
+    left_below: u64,
+}
 
 /// Whether position `i` of `index` is stored ("kept") by a version-2 WLD
 /// table of rule `rule`: not a capture position, not left to the search.
 fn kept(rule: &SearchRule, index: &MaterialIndex, i: u64, scratch: &mut Scratch) -> bool {
-    let (cursor, search) = scratch;
-    rule.stores(&index.unrank_with(i, cursor), search)
+    if i < scratch.left_below {
+        return false;
+    }
+    let pos = index.unrank_with(i, &mut scratch.cursor);
+    if rule.stores(&pos, &mut scratch.search) {
+        return true;
+    }
+    if rule.leaves_all_with_men(&pos, &mut scratch.search) {
+        let run = index.king_placements();
+        scratch.left_below = (i / run + 1) * run;
+    }
+    false
 }
 
 /// The packed codes (2 bits a position, position `start + j` in bits
@@ -141,6 +162,9 @@ mod tests {
             ("MM-KM", (true, false, Some(256))),
             ("KK-K", (true, false, None)),
             ("MM-KM", (false, true, Some(256))),
+            ("MM-KM", (false, true, Some(65_536))),
+            ("KMM-K", (false, true, Some(16_384))),
+            ("MMM-K", (false, true, None)),
         ] {
             let material = name.parse().expect("material");
             let index = MaterialIndex::new(material);
