@@ -406,6 +406,15 @@ impl MaterialIndex {
     /// (consecutive indices mostly differ in the black kings only).
     #[inline]
     pub fn unrank_with(&self, index: u64, cursor: &mut UnrankCursor) -> Position {
+        let [wm, wk, bm, bk] = self.unrank_masks_with(index, cursor);
+        Position::from_dense_masks(Color::White, wm | wk, bm | bk, wk | bk)
+            .expect("unrank yields a legal placement")
+    }
+
+    /// [`MaterialIndex::unrank_masks`] reusing the work of the previous
+    /// call through `cursor`, as [`MaterialIndex::unrank_with`] does.
+    #[inline]
+    pub fn unrank_masks_with(&self, index: u64, cursor: &mut UnrankCursor) -> [u64; 4] {
         debug_assert!(index < self.count);
         let outer = index / self.black_king_placements;
         let free = 50 - self.material.white_men as u32 - self.material.black_men as u32;
@@ -437,8 +446,7 @@ impl MaterialIndex {
             ),
             wm | bm | wk,
         );
-        Position::from_dense_masks(Color::White, wm | wk, bm | black_kings, wk | black_kings)
-            .expect("unrank yields a legal placement")
+        [wm, wk, bm, black_kings]
     }
 
     /// The dense masks `[white men, white kings, black men, black kings]`

@@ -121,42 +121,78 @@ fn search_spreads_memo(
     if material == mirror.material() {
         return search_spreads(pos, mirror, unit, &mut scratch.moves);
     }
-    let search = Search::new(&normal, mirror, unit);
-    let memo = &mut scratch.memo;
-    memo.settle(&search);
+    spreads_from(&Search::new(&normal, mirror, unit), &mut scratch.memo)
+}
+
+/// [`search_spreads_memo`] of the White-to-move position `search` holds,
+/// of a material that is not its own mirror.
+fn spreads_from(search: &Search, memo: &mut SpreadMemo) -> bool {
+    memo.settle(search);
     if memo.settled {
         return false;
     }
-    let mut blocks = Blocks::default();
+    // The blocks the moves lead to first, without capture tests: a
+    // position whose moves meet two blocks at most does not spread.
+    let SpreadMemo {
+        steps, children, ..
+    } = memo;
+    children.clear();
+    let mut candidates = Blocks::default();
     let kings = search.wk | search.bk;
-    for step in &memo.steps {
+    for step in steps.iter() {
         if kings >> step.to & 1 == 1 {
             continue;
         }
         let men = search.wm & !(1 << step.from) | 1 << step.to;
         let block = step.block.unwrap_or_else(|| {
             let others = flip(search.bm) | flip(men);
-            search.block_of(step.base + mirror.king_rank(others, flip(search.bk), flip(search.wk)))
+            let rank = search
+                .mirror
+                .king_rank(others, flip(search.bk), flip(search.wk));
+            search.block_of(step.base + rank)
         });
+        candidates = candidates.with(block);
+        children.push((block, men));
+    }
+    let king_run =
+        kings_can_step(search.wk, search.occupied()).then(|| king_run(search, memo.king_base));
+    match king_run {
+        Some((low, high)) if high - low > 1 => candidates.count = 3,
+        Some((low, high)) => candidates = candidates.with(low).with(high),
+        None => {}
+    }
+    if candidates.count <= 2 {
+        return false;
+    }
+    // Then the capture test of each block's first successor.
+    let mut blocks = Blocks::default();
+    for &(block, men) in &memo.children {
         if search.meets_child(men, search.wk, block, &mut blocks) {
             return true;
         }
     }
-    if !kings_can_step(search.wk, search.occupied()) {
+    let Some((low, high)) = king_run else {
         return false;
-    }
-    // The king moves keep Black's kings too: in the mirror they lead to
-    // one run of its black king placements.
-    let men = flip(search.bm) | flip(search.wm);
-    let first = memo.king_base + mirror.king_rank(men, flip(search.bk), 0);
-    let (low, high) = (
-        search.block_of(first),
-        search.block_of(first + mirror.black_king_placements() - 1),
-    );
+    };
     if high - low <= 1 && blocks.with(low).with(high).count <= 2 {
         return false;
     }
-    king_moves_meet_third(&search, memo.king_base, &mut blocks)
+    king_moves_meet_third(search, memo.king_base, &mut blocks)
+}
+
+/// The first and last block of the mirror's indices that White's king
+/// moves in `search` can lead to: they keep Black's kings too, so in the
+/// mirror they lead to one run of its black king placements
+/// (`king_base` is the mirror's index of the first king placement of the
+/// men).
+fn king_run(search: &Search, king_base: u64) -> (u64, u64) {
+    let mirror = search.mirror;
+    let men = flip(search.bm) | flip(search.wm);
+    let first = king_base + mirror.king_rank(men, flip(search.bk), 0);
+    (
+        search.block_of(first),
+        search.block_of(first + mirror.black_king_placements() - 1),
+    )
 }
 
 /// Whether White's king moves in `search` meet a third block (with
@@ -206,6 +242,9 @@ struct SpreadMemo {
     /// White's man moves onto squares the men leave free, that do not
     /// crown.
     steps: Vec<ManStep>,
+    /// Scratch for one position: the block and White's men after each of
+    /// its man moves.
+    children: Vec<(u64, u64)>,
     /// The mirror's index of the first king placement of these men: White's
     /// king moves (the men stay) lead to the run of `king_placements()`
     /// indices from there.
@@ -267,7 +306,11 @@ impl SpreadMemo {
             }
         }
         self.king_base = mirror.men_rank(flip(search.bm), flip(search.wm)) * run;
-        if search.wk != 0 {
+        // The king moves of one position stay in a run of the mirror's
+        // black king placements; no longer than a block, it meets two at
+        // most, which is room enough where the men step nowhere.
+        let short_runs = mirror.black_king_placements() <= unit;
+        if search.wk != 0 && !(short_runs && candidates.count == 0) {
             let (low, high) = blocks_of(self.king_base);
             wide |= high - low > 1;
             candidates = candidates.with(low).with(high);
@@ -310,11 +353,19 @@ impl Search<'_> {
         let white = normal.pieces(Color::White).to_dense();
         let black = normal.pieces(Color::Black).to_dense();
         let kings = normal.kings(Color::White).to_dense() | normal.kings(Color::Black).to_dense();
+        let masks = [white & !kings, white & kings, black & !kings, black & kings];
+        Search::from_masks(masks, mirror, unit)
+    }
+
+    /// From the dense masks `[white men, white kings, black men, black
+    /// kings]` of a White-to-move position.
+    fn from_masks(masks: [u64; 4], mirror: &MaterialIndex, unit: u64) -> Search<'_> {
+        let [wm, wk, bm, bk] = masks;
         Search {
-            wm: white & !kings,
-            wk: white & kings,
-            bm: black & !kings,
-            bk: black & kings,
+            wm,
+            wk,
+            bm,
+            bk,
             mirror,
             unit,
         }
@@ -401,6 +452,8 @@ impl Blocks {
 /// [`crate::FLAG_SPREAD_STORED`] keeps.
 #[derive(Clone, Debug)]
 pub struct SearchRule {
+    /// The table's material.
+    material: crate::Material,
     /// Every position without a capture, not only the searched threats.
     quiet: bool,
     /// With spread positions stored: the mirror's index and the unit.
@@ -430,6 +483,7 @@ impl SearchRule {
         spread_unit: Option<u32>,
     ) -> Option<SearchRule> {
         (threats || quiet).then(|| SearchRule {
+            material,
             quiet,
             spread: spread_unit
                 .map(|unit| (MaterialIndex::new(material.mirrored()), u64::from(unit))),
@@ -463,24 +517,33 @@ impl SearchRule {
         !is_threat_without_capture(pos, &mut scratch.moves) || self.spreads(pos, scratch)
     }
 
-    /// Whether the table leaves to the search every position whose men
-    /// stand as in `pos` (one of its positions): a rule that searches
-    /// every quiet position, where the men settle that no search from
-    /// them spreads (or spread positions are not stored). A fill skips
-    /// the rest of their run with it.
-    pub fn leaves_all_with_men(&self, pos: &Position, scratch: &mut SearchScratch) -> bool {
+    /// [`SearchRule::stores`] answered from the dense masks `[white men,
+    /// white kings, black men, black kings]` of one of the table's
+    /// White-to-move positions, without building it, where the rule
+    /// searches every quiet position through a mirror that is another
+    /// material; with it, whether the table leaves every position whose
+    /// men stand so to the search (the men settle that no search from
+    /// them spreads), which lets a fill skip the rest of their run.
+    /// `None` where the position must be built.
+    pub fn stores_by_masks(
+        &self,
+        masks: [u64; 4],
+        scratch: &mut SearchScratch,
+    ) -> Option<(bool, bool)> {
         if !self.quiet {
-            return false;
+            return None;
         }
         let Some((mirror, unit)) = &self.spread else {
-            return true;
+            return Some((false, true));
         };
-        let (material, normal) = table_position(pos);
-        if material == mirror.material() {
-            return false;
+        if self.material == mirror.material() {
+            return None;
         }
-        scratch.memo.settle(&Search::new(&normal, mirror, *unit));
-        scratch.memo.settled
+        let search = Search::from_masks(masks, mirror, *unit);
+        let spreads = spreads_from(&search, &mut scratch.memo);
+        let [wm, wk, bm, bk] = masks;
+        let stores = spreads && !rules::dense::can_capture(wm, wk, bm | bk, search.occupied());
+        Some((stores, scratch.memo.settled))
     }
 
     /// Whether the search of `pos` spreads where the rule stores those
@@ -628,6 +691,8 @@ mod tests {
             ("MM-KM", 65_536),
             ("KMM-M", 1024),
             ("MMM-K", 64),
+            ("KK-KM", 65_536),
+            ("KKK-K", 16_384),
         ] {
             let material: crate::Material = name.parse().expect("material");
             let index = MaterialIndex::new(material);

@@ -14,7 +14,7 @@
 //! of them. A table that searches every quiet position skips, once one
 //! position tells it so, the rest of a placement of the men whose
 //! positions it all leaves to the search
-//! (`SearchRule::leaves_all_with_men`). The block is byte for byte the
+//! (`SearchRule::stores_by_masks`). The block is byte for byte the
 //! one [`eager_block`] writes,
 //! which tests every position (a test compares them on every table up to
 //! four pieces).
@@ -37,7 +37,7 @@ struct Scratch {
     cursor: format::UnrankCursor,
     search: SearchScratch,
     /// Positions below this one are known to be left to the search
-    /// (`SearchRule::leaves_all_with_men`).
+    /// (`SearchRule::stores_by_masks`).
     left_below: u64,
 }
 
@@ -47,15 +47,18 @@ fn kept(rule: &SearchRule, index: &MaterialIndex, i: u64, scratch: &mut Scratch)
     if i < scratch.left_below {
         return false;
     }
-    let pos = index.unrank_with(i, &mut scratch.cursor);
-    if rule.stores(&pos, &mut scratch.search) {
-        return true;
-    }
-    if rule.leaves_all_with_men(&pos, &mut scratch.search) {
+    let masks = index.unrank_masks_with(i, &mut scratch.cursor);
+    let Some((stores, all_left)) = rule.stores_by_masks(masks, &mut scratch.search) else {
+        let [wm, wk, bm, bk] = masks;
+        let pos = rules::Position::from_dense_masks(rules::Color::White, wm | wk, bm | bk, wk | bk)
+            .expect("unrank yields a legal placement");
+        return rule.stores(&pos, &mut scratch.search);
+    };
+    if all_left {
         let run = index.king_placements();
         scratch.left_below = (i / run + 1) * run;
     }
-    false
+    stores
 }
 
 /// The packed codes (2 bits a position, position `start + j` in bits
