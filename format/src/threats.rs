@@ -94,7 +94,7 @@ pub fn search_spreads(
     let run = mirror.king_placements();
     let start = mirror.men_rank(flip(search.bm), flip(search.wm)) * run;
     let (low, high) = (start / unit, (start + run - 1) / unit);
-    if high - low <= 1 && blocks.with(low).with(high).count <= 2 {
+    if high - low <= 1 && !blocks.with(low).with(high).more_than_two() {
         return false;
     }
     moves.clear();
@@ -157,11 +157,11 @@ fn spreads_from(search: &Search, memo: &mut SpreadMemo) -> bool {
     let king_run =
         kings_can_step(search.wk, search.occupied()).then(|| king_run(search, memo.king_base));
     match king_run {
-        Some((low, high)) if high - low > 1 => candidates.count = 3,
+        Some((low, high)) if high - low > 1 => candidates.third = true,
         Some((low, high)) => candidates = candidates.with(low).with(high),
         None => {}
     }
-    if candidates.count <= 2 {
+    if !candidates.more_than_two() {
         return false;
     }
     // Then the capture test of each block's first successor.
@@ -174,7 +174,7 @@ fn spreads_from(search: &Search, memo: &mut SpreadMemo) -> bool {
     let Some((low, high)) = king_run else {
         return false;
     };
-    if high - low <= 1 && blocks.with(low).with(high).count <= 2 {
+    if high - low <= 1 && !blocks.with(low).with(high).more_than_two() {
         return false;
     }
     king_moves_meet_third(search, memo.king_base, &mut blocks)
@@ -310,12 +310,12 @@ impl SpreadMemo {
         // black king placements; no longer than a block, it meets two at
         // most, which is room enough where the men step nowhere.
         let short_runs = mirror.black_king_placements() <= unit;
-        if search.wk != 0 && !(short_runs && candidates.count == 0) {
+        if search.wk != 0 && !(short_runs && candidates.none()) {
             let (low, high) = blocks_of(self.king_base);
             wide |= high - low > 1;
             candidates = candidates.with(low).with(high);
         }
-        self.settled = !wide && candidates.count <= 2;
+        self.settled = !wide && !candidates.more_than_two();
     }
 }
 
@@ -397,7 +397,7 @@ impl Search<'_> {
     /// capture there (tested only for a block not met yet); whether that
     /// makes three.
     fn meets_child(&self, men: u64, kings: u64, block: u64, blocks: &mut Blocks) -> bool {
-        if blocks.seen[..blocks.count].contains(&block) {
+        if blocks.holds(block) {
             return false;
         }
         let occupied = men | kings | self.bm | self.bk;
@@ -422,27 +422,64 @@ impl Search<'_> {
     }
 }
 
-/// The distinct blocks a search meets, up to three.
-#[derive(Clone, Copy, Default)]
+/// The distinct blocks a search meets, up to three (kept in two words and
+/// a flag, so that they stay in registers).
+#[derive(Clone, Copy)]
 struct Blocks {
-    seen: [u64; 3],
-    count: usize,
+    /// The first two blocks met, [`Blocks::NONE`] where not met yet.
+    first: u64,
+    second: u64,
+    /// Whether a third one was met (or may be).
+    third: bool,
+}
+
+impl Default for Blocks {
+    fn default() -> Blocks {
+        Blocks {
+            first: Blocks::NONE,
+            second: Blocks::NONE,
+            third: false,
+        }
+    }
 }
 
 impl Blocks {
+    /// No block (an index divided by a unit never reaches it).
+    const NONE: u64 = u64::MAX;
+
     /// Meets `block`; whether that makes three.
     fn meet(&mut self, block: u64) -> bool {
         *self = self.with(block);
-        self.count > 2
+        self.third
     }
 
     /// These blocks and `block`.
     fn with(mut self, block: u64) -> Blocks {
-        if !self.seen[..self.count].contains(&block) && self.count < 3 {
-            self.seen[self.count] = block;
-            self.count += 1;
+        if !self.holds(block) {
+            if self.first == Blocks::NONE {
+                self.first = block;
+            } else if self.second == Blocks::NONE {
+                self.second = block;
+            } else {
+                self.third = true;
+            }
         }
         self
+    }
+
+    /// Whether `block` is one of the first two met.
+    fn holds(&self, block: u64) -> bool {
+        block == self.first || block == self.second
+    }
+
+    /// Whether more than two blocks were met.
+    fn more_than_two(&self) -> bool {
+        self.third
+    }
+
+    /// Whether no block was met.
+    fn none(&self) -> bool {
+        self.first == Blocks::NONE
     }
 }
 
