@@ -873,4 +873,8 @@ impl crate::fill::BlockSource for V1Codes<'_> {
     fn marked_capture(&self, _: u64) -> bool {
         false
     }
+
+    fn next_differing(&self, from: u64, end: u64, code: u8) -> u64 {
+        crate::fill::next_differing_packed(self.0, from, end, code)
+    }
 }

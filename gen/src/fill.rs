@@ -29,6 +29,54 @@ pub(crate) trait BlockSource {
     fn code(&self, i: u64) -> u8;
     /// Whether position `i` is known to be a capture position.
     fn marked_capture(&self, i: u64) -> bool;
+
+    /// The first position of `from..end` whose code is not `code`; `end`
+    /// where there is none.
+    fn next_differing(&self, from: u64, end: u64, code: u8) -> u64 {
+        (from..end).find(|&i| self.code(i) != code).unwrap_or(end)
+    }
+}
+
+/// [`BlockSource::next_differing`] of codes packed four to a byte
+/// (position `i` in bits `2(i % 4)` of byte `i / 4`), 32 positions a
+/// step.
+pub(crate) fn next_differing_packed(codes: &[u8], from: u64, end: u64, code: u8) -> u64 {
+    const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+    let pattern = u64::from(code) * LOW_BITS;
+    let mut i = from;
+    while i < end {
+        let word = (i / 32) as usize;
+        let mut bytes = [0u8; 8];
+        let have = codes.get(word * 8..).unwrap_or(&[]);
+        let n = have.len().min(8);
+        bytes[..n].copy_from_slice(&have[..n]);
+        // Positions from `i` on, one bit a differing one (past the codes,
+        // zero bytes may differ: `end` bounds the answer).
+        let diff = (u64::from_le_bytes(bytes) ^ pattern) >> (2 * (i % 32));
+        let differing = (diff | diff >> 1) & LOW_BITS;
+        if differing != 0 {
+            return (i + u64::from(differing.trailing_zeros() / 2)).min(end);
+        }
+        i = (i / 32 + 1) * 32;
+    }
+    end
+}
+
+/// Sets the codes of positions `from..to` of `raw` (zeroed, packed as
+/// [`searched_block`] writes them) to `code`.
+fn put_run(raw: &mut [u8], from: usize, to: usize, code: u8) {
+    let mut j = from;
+    while j < to && j % 4 != 0 {
+        raw[j / 4] |= code << (2 * (j % 4));
+        j += 1;
+    }
+    let whole = (to - j) / 4;
+    raw[j / 4..j / 4 + whole].fill(code * 0x55);
+    j += whole * 4;
+    while j < to {
+        raw[j / 4] |= code << (2 * (j % 4));
+        j += 1;
+    }
 }
 
 /// What [`kept`] reuses from one position to the next.
@@ -82,18 +130,21 @@ pub(crate) fn searched_block(
         1
     };
     // The positions before the first kept one take its code.
-    for i in start..first_kept {
-        let j = (i - start) as usize;
-        raw[j / 4] |= first_code << (2 * (j % 4));
-    }
-    let mut last = first_code;
-    for i in first_kept..end {
-        let code = source.code(i);
-        if code != last && !source.marked_capture(i) && kept(rule, index, i, &mut scratch) {
-            last = code;
+    let at = |i: u64| (i - start) as usize;
+    put_run(&mut raw, 0, at(first_kept), first_code);
+    let (mut last, mut i) = (first_code, first_kept);
+    while i < end {
+        // Up to the next position whose code differs, the last one kept's.
+        let next = source.next_differing(i, end, last);
+        put_run(&mut raw, at(i), at(next), last);
+        if next == end {
+            break;
         }
-        let j = (i - start) as usize;
-        raw[j / 4] |= last << (2 * (j % 4));
+        if !source.marked_capture(next) && kept(rule, index, next, &mut scratch) {
+            last = source.code(next);
+        }
+        put_run(&mut raw, at(next), at(next) + 1, last);
+        i = next + 1;
     }
     raw
 }
@@ -185,6 +236,44 @@ mod tests {
                         );
                         start = end;
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_packed_scan_finds_what_the_position_by_position_one_finds() {
+        let source = Runs { seed: 5 };
+        let count = 1_000;
+        let mut codes = vec![0u8; count / 4];
+        for i in 0..count {
+            codes[i / 4] |= source.code(i as u64) << (2 * (i % 4));
+        }
+        for from in 0..200u64 {
+            for end in [from, from + 1, from + 33, 999, 1_000] {
+                for code in 0..3 {
+                    let expected = (from..end)
+                        .find(|&i| format::wdl_code(&codes, i as usize) != code)
+                        .unwrap_or(end);
+                    assert_eq!(
+                        next_differing_packed(&codes, from, end, code),
+                        expected,
+                        "{from}..{end} {code}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_sets_the_codes_of_its_positions_only() {
+        for from in 0..12 {
+            for to in from..20 {
+                let mut raw = vec![0u8; 5];
+                put_run(&mut raw, from, to, 2);
+                for j in 0..20 {
+                    let code = raw[j / 4] >> (2 * (j % 4)) & 3;
+                    assert_eq!(code, if (from..to).contains(&j) { 2 } else { 0 });
                 }
             }
         }

@@ -117,6 +117,10 @@ pub struct Probe {
 
 thread_local! {
     static DECODER: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+    /// What a search rule's test keeps from one probe to the next (the
+    /// men of the last position it tested); never borrowed twice, as the
+    /// test probes nothing.
+    static SEARCH_SCRATCH: RefCell<SearchScratch> = RefCell::new(SearchScratch::default());
 }
 
 /// Why a stored value could not be read.
@@ -586,7 +590,7 @@ impl Tablebase {
                 return Ok(Some(Stored::Nothing));
             }
             if let Some(rule) = &table.search_rule {
-                if rule.leaves(pos, &mut SearchScratch::default()) {
+                if SEARCH_SCRATCH.with(|scratch| rule.leaves(pos, &mut scratch.borrow_mut())) {
                     let quiet = rule.searches_quiet();
                     return Ok(Some(Stored::Searched { quiet }));
                 }
