@@ -66,7 +66,7 @@ pub(crate) fn next_differing_packed(codes: &[u8], from: u64, end: u64, code: u8)
 /// [`searched_block`] writes them) to `code`.
 fn put_run(raw: &mut [u8], from: usize, to: usize, code: u8) {
     let mut j = from;
-    while j < to && j % 4 != 0 {
+    while j < to && !j.is_multiple_of(4) {
         raw[j / 4] |= code << (2 * (j % 4));
         j += 1;
     }
