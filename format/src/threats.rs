@@ -70,19 +70,8 @@ pub fn search_spreads(
     }
     // Each man move leads to a placement of the men of its own.
     let occupied = search.wm | search.wk | search.bm | search.bk;
-    let mut men = search.wm;
-    while men != 0 {
-        let from = men.trailing_zeros();
-        men &= men - 1;
-        for d in WHITE_FORWARD {
-            let Some(&to) = RAYS[from as usize][d].squares().first() else {
-                continue;
-            };
-            let to = u32::from(to);
-            if occupied >> to & 1 == 0 && search.meets_third(from, to, &mut blocks) {
-                return true;
-            }
-        }
+    if man_steps(search.wm, occupied).any(|(from, to)| search.meets_third(from, to, &mut blocks)) {
+        return true;
     }
     // Every king move leads to the same placement of the men, whose
     // positions are one run of `king_placements` indices: where that run
@@ -279,31 +268,22 @@ impl SpreadMemo {
         let men = search.wm | search.bm;
         let mut candidates = Blocks::default();
         let mut wide = false;
-        let mut from_squares = search.wm;
-        while from_squares != 0 {
-            let from = from_squares.trailing_zeros();
-            from_squares &= from_squares - 1;
-            for d in WHITE_FORWARD {
-                let Some(&to) = RAYS[from as usize][d].squares().first() else {
-                    continue;
-                };
-                let to = u32::from(to);
-                if men >> to & 1 == 1 || rules::dense::row(to) == 0 {
-                    continue;
-                }
-                let moved = search.wm & !(1 << from) | 1 << to;
-                let base = mirror.men_rank(flip(search.bm), flip(moved)) * run;
-                let (low, high) = blocks_of(base);
-                wide |= high - low > 1;
-                candidates = candidates.with(low).with(high);
-                let block = (low == high).then_some(low);
-                self.steps.push(ManStep {
-                    from,
-                    to,
-                    base,
-                    block,
-                });
+        for (from, to) in man_steps(search.wm, men) {
+            if rules::dense::row(to) == 0 {
+                continue;
             }
+            let moved = search.wm & !(1 << from) | 1 << to;
+            let base = mirror.men_rank(flip(search.bm), flip(moved)) * run;
+            let (low, high) = blocks_of(base);
+            wide |= high - low > 1;
+            candidates = candidates.with(low).with(high);
+            let block = (low == high).then_some(low);
+            self.steps.push(ManStep {
+                from,
+                to,
+                base,
+                block,
+            });
         }
         self.king_base = mirror.men_rank(flip(search.bm), flip(search.wm)) * run;
         // The king moves of one position stay in a run of the mirror's
@@ -317,6 +297,22 @@ impl SpreadMemo {
         }
         self.settled = !wide && !candidates.more_than_two();
     }
+}
+
+/// White's man steps `(from, to)` (dense squares) of the men `men` onto
+/// squares `blocked` leaves free (crowning ones too).
+fn man_steps(men: u64, blocked: u64) -> impl Iterator<Item = (u32, u32)> {
+    let froms = std::iter::successors((men != 0).then_some(men), |&m| {
+        let rest = m & (m - 1);
+        (rest != 0).then_some(rest)
+    })
+    .map(u64::trailing_zeros);
+    froms.flat_map(move |from| {
+        WHITE_FORWARD.into_iter().filter_map(move |d| {
+            let to = u32::from(*RAYS[from as usize][d].squares().first()?);
+            (blocked >> to & 1 == 0).then_some((from, to))
+        })
+    })
 }
 
 /// Whether one of the kings `kings` has an empty square next to it.
