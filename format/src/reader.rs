@@ -282,6 +282,20 @@ impl<B: TableSource> TableReader<B> {
         Ok((compressed, crc))
     }
 
+    /// The compressed bytes of block `block` (in place, or read into
+    /// `scratch`), their checksum checked: a frame to copy as it is.
+    pub fn compressed_block<'a>(
+        &'a self,
+        block: u64,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<&'a [u8], FormatError> {
+        let (compressed, crc) = self.block_slice(block, scratch)?;
+        if crc32fast::hash(compressed) != crc {
+            return Err(FormatError::Checksum("a compressed block"));
+        }
+        Ok(compressed)
+    }
+
     /// Uncompressed length of a block.
     pub fn raw_block_len(&self, block: u64) -> usize {
         self.header

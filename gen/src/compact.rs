@@ -277,7 +277,7 @@ fn mirror_left_out(folder: &Path, material: Material) -> bool {
 }
 
 /// The header of a table to compact, read and checked whole.
-fn read_table(path: &Path) -> Result<(u64, TableReader<Vec<u8>>), GenError> {
+pub(crate) fn read_table(path: &Path) -> Result<(u64, TableReader<Vec<u8>>), GenError> {
     let bytes = std::fs::metadata(path)
         .map_err(|e| GenError::io(path, e))?
         .len();
@@ -496,14 +496,14 @@ fn file_len(path: &Path) -> Result<u64, GenError> {
 /// The compressed blocks of a table about to be written, and what its
 /// file will take.
 #[derive(Default)]
-struct BlockBytes {
+pub(crate) struct BlockBytes {
     blocks: Vec<Vec<u8>>,
-    payload: u64,
+    pub(crate) payload: u64,
 }
 
 impl BlockBytes {
     /// Blocks in order.
-    fn new(blocks: Vec<Vec<u8>>) -> BlockBytes {
+    pub(crate) fn new(blocks: Vec<Vec<u8>>) -> BlockBytes {
         let payload = blocks.iter().map(|b| b.len() as u64).sum();
         BlockBytes { blocks, payload }
     }
@@ -516,7 +516,7 @@ impl BlockBytes {
 
     /// Writes them as the table `path` of `spec` (`count` positions),
     /// atomically; the bytes written.
-    fn write(
+    pub(crate) fn write(
         &self,
         path: &Path,
         spec: TableSpec,
@@ -857,7 +857,7 @@ fn compact_table(
     })
 }
 
-fn io_error(path: &Path, e: &std::io::Error) -> GenError {
+pub(crate) fn io_error(path: &Path, e: &std::io::Error) -> GenError {
     GenError::io(path, std::io::Error::new(e.kind(), e.to_string()))
 }
 

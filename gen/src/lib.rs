@@ -21,6 +21,7 @@ mod compact;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 mod fill;
+mod recompress;
 mod solvers;
 mod tables;
 mod unit;
@@ -37,6 +38,7 @@ pub use plan::{
     UnitKind, DEFAULT_BITSET_SLICES_ABOVE, DEFAULT_SPLIT_GROUPS_ABOVE,
 };
 use probe::table_dir;
+pub use recompress::{recompress, Recompressed, RECOMPRESS_LEVELS};
 pub use solvers::group::SliceGroup;
 pub use tables::{dtc_is_valid, table_is_valid, BuiltTable};
 pub use unit::UnitReport;
