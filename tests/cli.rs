@@ -527,3 +527,44 @@ fn verify_samples_a_fraction_of_the_positions() {
         assert_error(&run(&["verify", "--dir", d, &flag]), 2, "--sample");
     }
 }
+
+/// `dtb compact --level`: the folder's tables recompressed (a JSON row a
+/// table, with the bytes before and after), the probes' answers the same;
+/// a level out of zstd's range, or with `--dry-run`, is bad input.
+#[test]
+fn compact_level_recompresses_and_checks_its_level() {
+    let t = tempfile::tempdir().unwrap();
+    let folder = t.path().join("fmjd");
+    std::fs::create_dir(&folder).unwrap();
+    for name in ["K-K", "KK-K", "K-KK", "KM-K", "K-KM", "M-K", "K-M", "KK-KK"] {
+        let from = Path::new(dir()).join("fmjd").join(format!("{name}.dtb"));
+        std::fs::copy(from, folder.join(format!("{name}.dtb"))).unwrap();
+    }
+    let d = t.path().to_str().unwrap();
+    let fen = "W:WK46,K47:BK5,K10";
+    let before = stdout(&run(&["probe", "--dir", d, "--json", fen]));
+    let o = run(&["compact", "--dir", d, "--level", "19", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    let shrunk = rows
+        .iter()
+        .filter(|r| {
+            let re = &r["recompressed"];
+            assert_eq!(re["level"], 19);
+            re["bytes_after"].as_u64().unwrap() < re["bytes_before"].as_u64().unwrap()
+        })
+        .count();
+    assert!(shrunk > 0);
+    assert_eq!(stdout(&run(&["probe", "--dir", d, "--json", fen])), before);
+    for bad in [
+        &["--level", "0"][..],
+        &["--level", "23"],
+        &["--level", "19", "--dry-run"],
+    ] {
+        let mut args = vec!["compact", "--dir", d];
+        args.extend_from_slice(bad);
+        assert_eq!(run(&args).status.code(), Some(2), "{bad:?}");
+    }
+}
