@@ -1,7 +1,8 @@
 //! What each table of a compacted set would take as a plain build writes
 //! it (version 1: every value stored, capture positions filled with the
 //! value before, blocks of 16,384 positions at zstd level 12), estimated
-//! from every `STRIDE`-th block: the values of its positions are probed
+//! from `SAMPLES` blocks of each table spread evenly (every block of a
+//! table that has no more): the values of its positions are probed
 //! through the set (searched positions found by their search), packed as
 //! a plain build packs them and compressed; the payload is scaled up. It
 //! gives the "beside today's" column per material where the plain files
@@ -9,7 +10,7 @@
 //! (`PLAIN`: the estimate and the file side by side).
 //!
 //! ```text
-//! cargo run --release --example plain_estimate -- RULES PIECES STRIDE DIR [PLAIN]
+//! cargo run --release --example plain_estimate -- RULES PIECES SAMPLES DIR [PLAIN]
 //! ```
 //!
 //! Prints one line per table of `PIECES` pieces (`0`: every table) with
@@ -29,11 +30,11 @@ const PLAIN_BLOCK: u64 = format::DEFAULT_WDL_BLOCK as u64;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 5 {
-        return Err("usage: plain_estimate RULES PIECES STRIDE DIR [PLAIN]".into());
+        return Err("usage: plain_estimate RULES PIECES SAMPLES DIR [PLAIN]".into());
     }
     let rule_set: RuleSet = args[1].parse()?;
     let pieces: u32 = args[2].parse()?;
-    let stride: u64 = args[3].parse()?;
+    let samples: u64 = args[3].parse()?;
     let dir = Path::new(&args[4]);
     let plain = args
         .get(5)
@@ -50,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let bytes = std::fs::metadata(&path)?.len();
         let header = format::read_header(&path)?;
         let est = if header.value_kind == ValueKind::Wdl {
-            estimate_plain(&tb, m, stride)?
+            estimate_plain(&tb, m, samples)?
         } else {
             bytes
         };
@@ -80,12 +81,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The bytes of `m`'s plain table, from every `stride`-th block.
-fn estimate_plain(tb: &Tablebase, m: Material, stride: u64) -> Result<u64, probe::ProbeError> {
+/// The bytes of `m`'s plain table, from `samples` of its blocks.
+fn estimate_plain(tb: &Tablebase, m: Material, samples: u64) -> Result<u64, probe::ProbeError> {
     let index = MaterialIndex::new(m);
     let count = index.count();
     let blocks = count.div_ceil(PLAIN_BLOCK);
-    let sampled: Vec<u64> = (0..blocks).step_by(stride.max(1) as usize).collect();
+    let stride = (blocks / samples.max(1)).max(1);
+    let sampled: Vec<u64> = (0..blocks).step_by(stride as usize).collect();
     let payload = sampled
         .par_iter()
         .map_init(
@@ -101,8 +103,9 @@ fn estimate_plain(tb: &Tablebase, m: Material, stride: u64) -> Result<u64, probe
 }
 
 /// The uncompressed plain block starting at position `start`: 2-bit codes,
-/// a capture position holding the code before it (a draw at a block's
-/// start, as near as a sample gets to the value carried over).
+/// a capture position holding the code before it (at a block's start, the
+/// value of the last position before the block without a capture, as the
+/// writer carries it over; a draw where none is near).
 fn plain_block(
     tb: &Tablebase,
     index: &MaterialIndex,
@@ -112,6 +115,13 @@ fn plain_block(
     let end = (start + PLAIN_BLOCK).min(count);
     let mut raw = vec![0u8; (end - start).div_ceil(4) as usize];
     let mut last = format::Wdl::Draw.code();
+    for i in (start.saturating_sub(1024)..start).rev() {
+        let pos = index.unrank(i);
+        if !pos.has_capture() {
+            last = tb.probe_wdl(&pos, None)?.code();
+            break;
+        }
+    }
     for i in start..end {
         let pos = index.unrank(i);
         if !pos.has_capture() {
