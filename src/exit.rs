@@ -108,6 +108,7 @@ impl From<plan::GenError> for CliError {
             plan::GenError::Probe(p) => CliError::from(p),
             plan::GenError::BadOptions(_) => CliError::new(BAD_INPUT, e),
             plan::GenError::MissingInput { .. } => CliError::new(MISSING_TABLE, e),
+            plan::GenError::Table { .. } => CliError::new(CORRUPTED_TABLE, e),
             _ => CliError::new(FAILURE, e),
         }
     }

@@ -567,4 +567,12 @@ fn compact_level_recompresses_and_checks_its_level() {
         args.extend_from_slice(bad);
         assert_eq!(run(&args).status.code(), Some(2), "{bad:?}");
     }
+    // A damaged table is named in one line, exit 4, the others kept.
+    let good = std::fs::read(folder.join("KK-KK.dtb")).unwrap();
+    std::fs::write(folder.join("KK-KK.dtb"), &good[..good.len() - 1]).unwrap();
+    assert_error(
+        &run(&["compact", "--dir", d, "--level", "19"]),
+        4,
+        "KK-KK.dtb",
+    );
 }
