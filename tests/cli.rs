@@ -528,9 +528,43 @@ fn verify_samples_a_fraction_of_the_positions() {
     }
 }
 
+/// `dtb compact --level 1 --recompress-only` on `root` (whose `folder` holds
+/// tables compacted already, at a higher level) compacts nothing: a table
+/// of version 1 put back stays version 1, no file grows, one JSON row
+/// a table.
+fn assert_recompressed_only(root: &Path, folder: &Path) {
+    let table = folder.join("KK-KK.dtb");
+    let searches = |p: &Path| format::read_header(p).unwrap().threats_searched;
+    assert!(searches(&table), "the compaction made it version 2");
+    std::fs::copy(Path::new(dir()).join("fmjd").join("KK-KK.dtb"), &table).unwrap();
+    assert!(!searches(&table));
+    let d = root.to_str().unwrap();
+    let o = run(&[
+        "compact",
+        "--dir",
+        d,
+        "--level",
+        "1",
+        "--recompress-only",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    for r in rows {
+        let re = &r["recompressed"];
+        assert_eq!(re["level"], 1);
+        assert!(re["bytes_after"].as_u64().unwrap() <= re["bytes_before"].as_u64().unwrap());
+        assert!(r.get("outcome").is_none());
+    }
+    assert!(!searches(&table), "--recompress-only compacted it");
+}
+
 /// `dtb compact --level`: the folder's tables recompressed (a JSON row a
 /// table, with the bytes before and after), the probes' answers the same;
-/// a level out of zstd's range, or with `--dry-run`, is bad input.
+/// a level out of zstd's range, or with `--dry-run`, is bad input, as
+/// is `--recompress-only` without a level or with `--one-side`.
 #[test]
 fn compact_level_recompresses_and_checks_its_level() {
     let t = tempfile::tempdir().unwrap();
@@ -558,10 +592,13 @@ fn compact_level_recompresses_and_checks_its_level() {
         .count();
     assert!(shrunk > 0);
     assert_eq!(stdout(&run(&["probe", "--dir", d, "--json", fen])), before);
+    assert_recompressed_only(t.path(), &folder);
     for bad in [
         &["--level", "0"][..],
         &["--level", "23"],
         &["--level", "19", "--dry-run"],
+        &["--recompress-only"],
+        &["--level", "19", "--recompress-only", "--one-side"],
     ] {
         let mut args = vec!["compact", "--dir", d];
         args.extend_from_slice(bad);
