@@ -564,7 +564,8 @@ fn assert_recompressed_only(root: &Path, folder: &Path) {
 /// `dtb compact --level`: the folder's tables recompressed (a JSON row a
 /// table, with the bytes before and after), the probes' answers the same;
 /// a level out of zstd's range, or with `--dry-run`, is bad input, as
-/// is `--recompress-only` without a level or with `--one-side`.
+/// is `--recompress-only` without a level or with `--one-side`; a
+/// missing folder is a missing table.
 #[test]
 fn compact_level_recompresses_and_checks_its_level() {
     let t = tempfile::tempdir().unwrap();
@@ -603,6 +604,12 @@ fn compact_level_recompresses_and_checks_its_level() {
         let mut args = vec!["compact", "--dir", d];
         args.extend_from_slice(bad);
         assert_eq!(run(&args).status.code(), Some(2), "{bad:?}");
+    }
+    // A folder without tables is missing (exit 3), as for `dtb verify`.
+    for extra in [&[][..], &["--level", "19", "--recompress-only"]] {
+        let mut args = vec!["compact", "--dir", "/nonexistent"];
+        args.extend_from_slice(extra);
+        assert_error(&run(&args), 3, "/nonexistent/fmjd: no tables here");
     }
     // A damaged table is named in one line, exit 4, the others kept.
     let good = std::fs::read(folder.join("KK-KK.dtb")).unwrap();

@@ -1,6 +1,6 @@
 //! Flags shared by the subcommands that read or write tables.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use format::RuleSet;
 
@@ -185,4 +185,20 @@ pub fn parse_saving(text: &str) -> Result<f64, String> {
         Ok(bits) if bits.is_finite() && bits >= 0.0 => Ok(bits),
         _ => Err(format!("{text:?} is not a number of bits at least 0")),
     }
+}
+
+/// The folder of `rule_set`'s tables under `dir`, or the one-line error
+/// (exit 3, a missing table) where there is none.
+pub fn existing_table_folder(dir: &Path, rule_set: RuleSet) -> Result<PathBuf, CliError> {
+    let folder = format::table_dir(dir, rule_set);
+    if folder.is_dir() {
+        return Ok(folder);
+    }
+    Err(CliError::new(
+        crate::exit::MISSING_TABLE,
+        format!(
+            "{}: no tables here (build them with dtb gen)",
+            folder.display()
+        ),
+    ))
 }

@@ -5,7 +5,7 @@
 use gen::{compact, compact_dry_run, recompress, CompactedTable, Compaction, Recompressed, Sides};
 use serde_json::json;
 
-use crate::commands::common::{parse_saving, TableArgs, WorkArgs};
+use crate::commands::common::{existing_table_folder, parse_saving, TableArgs, WorkArgs};
 use crate::exit::CliResult;
 
 /// Flags of `dtb compact`.
@@ -56,6 +56,7 @@ pub struct Args {
 
 /// Runs `dtb compact`.
 pub fn run(args: Args) -> CliResult {
+    existing_table_folder(&args.tables.dir, args.tables.rule_set)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.work.threads.unwrap_or(0))
         .build()

@@ -6,10 +6,9 @@ use std::io::IsTerminal;
 use check::{verify, TableCheck, TableProblem, VerifyOptions};
 use format::manifest;
 use format::Material;
-use probe::table_dir;
 use serde_json::json;
 
-use crate::commands::common::{parse_material, TableArgs, WorkArgs};
+use crate::commands::common::{existing_table_folder, parse_material, TableArgs, WorkArgs};
 use crate::commands::slurm::VerifySlurmArgs;
 use crate::exit::{CliError, CliResult, CORRUPTED_TABLE, FAILURE, MISSING_TABLE};
 
@@ -67,16 +66,7 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let dir = table_dir(&args.tables.dir, args.tables.rule_set);
-    if !dir.is_dir() {
-        return Err(CliError::new(
-            MISSING_TABLE,
-            format!(
-                "{}: no tables here (build them with dtb gen)",
-                dir.display()
-            ),
-        ));
-    }
+    let dir = existing_table_folder(&args.tables.dir, args.tables.rule_set)?;
     let options = verify_options(&args);
     if args.slurm.slurm {
         return crate::commands::slurm::run_verify(&options, &args.slurm);
