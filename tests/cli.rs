@@ -594,6 +594,7 @@ fn compact_level_recompresses_and_checks_its_level() {
     assert!(shrunk > 0);
     assert_eq!(stdout(&run(&["probe", "--dir", d, "--json", fen])), before);
     assert_recompressed_only(t.path(), &folder);
+    assert_eq!(stdout(&run(&["probe", "--dir", d, "--json", fen])), before);
     for bad in [
         &["--level", "0"][..],
         &["--level", "23"],
