@@ -114,8 +114,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut totals = [[[0u64; 4]; 2]; 2];
     println!("table kind probes: at most 1 block a table, 2, 3, more (direct; with captures)");
     for m in format::list_tables(&dir)? {
-        let header = format::read_header(&format::table_path(&dir, m))?;
-        let rule = format::SearchRule::of(&header);
+        let path = format::table_path(&dir, m);
+        let reader = format::TableReader::new(format::read_regular(
+            &path,
+            std::fs::metadata(&path)?.len(),
+        )?)?;
+        let header = reader.header().clone();
+        let rule = format::SearchRule::of(&reader);
         let kind = match (header.from_mirror || header.quiet_searched, rule.is_some()) {
             (true, _) => 0,
             (_, true) => 1,

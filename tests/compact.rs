@@ -24,18 +24,8 @@ use format::{Material, MaterialIndex, RuleSet, ValueKind};
 use gen::{compact, compact_dry_run, generate, Compaction, GenOptions, Sides};
 use probe::Tablebase;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+mod common;
+use common::copy_dir;
 
 /// Tables up to `pieces` pieces of `rule_set`.
 fn plain_set(rule_set: RuleSet, pieces: u32) -> tempfile::TempDir {
@@ -104,13 +94,14 @@ fn compacted_set(rule_set: RuleSet, plain: &Path, sides: Sides) -> tempfile::Tem
 }
 
 /// `outcome` as a dry run or a build reports it: threats searched not
-/// counted.
+/// counted, none kept.
 fn uncounted(outcome: &Compaction) -> Compaction {
     match *outcome {
         Compaction::Rewritten { before, after, .. } => Compaction::Rewritten {
             before,
             after,
             searched: None,
+            threats_kept: 0,
         },
         ref other => other.clone(),
     }

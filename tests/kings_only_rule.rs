@@ -524,7 +524,9 @@ fn the_rule_bites_at_four_pieces_with_a_man_diagonal() {
 /// `compact` of the plain set finds a search that differs, in a pair the
 /// build kept; at 6 plies the build compacts some pairs. The proof is
 /// sufficient, not necessary: at 6 plies it keeps `KK-KM` whole, where a
-/// check finds the search exact.
+/// check finds the search exact. A checked `compact` stores the threats
+/// whose search differs (`format::FLAG_THREATS_KEPT`) and the set answers
+/// every position as before it.
 #[test]
 fn a_compacting_build_compacts_only_what_its_solve_proves() {
     let _one_build = LIMIT_SWITCH.lock().unwrap_or_else(|e| e.into_inner());
@@ -533,14 +535,19 @@ fn a_compacting_build_compacts_only_what_its_solve_proves() {
         refused.0 > 0,
         "no search differs at 2 plies: the test proves nothing"
     );
-    assert!(compacted.1 > 0, "no pair was compacted at 6 plies");
+    assert!(
+        refused.1 > 0,
+        "no threat kept at 2 plies: the list is not tried"
+    );
+    assert!(compacted.2 > 0, "no pair was compacted at 6 plies");
 }
 
 /// Builds `KK-KM` at lowered limit `limit` plainly and compacting, checks
 /// what the compacting build kept and every answer, and returns how many
-/// tables a checked `compact` of the plain set refused and how many the
-/// build compacted.
-fn compacting_build(limit: u32) -> (usize, usize) {
+/// tables a checked `compact` of the plain set found a differing search
+/// in, how many of those it rewrote keeping such threats stored, and how
+/// many the build compacted.
+fn compacting_build(limit: u32) -> (usize, usize, usize) {
     let (rule_set, names) = (RuleSet::Fmjd, ["KK-KM"]);
     let plain = tempfile::tempdir().unwrap();
     build(plain.path(), rule_set, &names, Some(limit), false);
@@ -565,16 +572,14 @@ fn compacting_build(limit: u32) -> (usize, usize) {
         }
     }
     assert_same_answers(plain.path(), small.path(), rule_set, &names);
+    let before = tempfile::tempdir().unwrap();
+    common::copy_dir(plain.path(), before.path());
     let checked = gen::compact(plain.path(), rule_set, gen::Sides::SMALLER_ONLY).unwrap();
+    assert_same_answers(before.path(), plain.path(), rule_set, &names);
     let pair_of = |m: Material| [m, m.mirrored()].into_iter().min().unwrap();
     let refused: Vec<Material> = checked
         .iter()
-        .filter(|t| {
-            matches!(
-                t.outcome,
-                gen::Compaction::NotSearchable(_) | gen::Compaction::MirrorNotSearchable(_)
-            )
-        })
+        .filter(|t| searches_differ(&t.outcome))
         .map(|t| t.material)
         .collect();
     for &m in &refused {
@@ -583,12 +588,37 @@ fn compacting_build(limit: u32) -> (usize, usize) {
             "{limit}: {m} compacted, yet its search differs"
         );
     }
+    for t in &checked {
+        if let gen::Compaction::Rewritten { threats_kept, .. } = t.outcome {
+            let header = format::read_header(&t.path).unwrap();
+            assert_eq!(
+                u64::from(header.threats_kept),
+                threats_kept,
+                "{}",
+                t.material
+            );
+        }
+    }
     let compacted = report
         .compacted
         .iter()
         .filter(|t| !matches!(t.outcome, gen::Compaction::Unchanged))
         .count();
-    (refused.len(), compacted)
+    let kept = checked
+        .iter()
+        .filter(|t| matches!(t.outcome, gen::Compaction::Rewritten { threats_kept, .. } if threats_kept > 0))
+        .count();
+    (refused.len(), kept, compacted)
+}
+
+/// Whether a checked `compact` found a search that differs from a stored
+/// value: a table kept as it was, or one that keeps such threats stored.
+fn searches_differ(outcome: &gen::Compaction) -> bool {
+    match *outcome {
+        gen::Compaction::NotSearchable(_) | gen::Compaction::MirrorNotSearchable(_) => true,
+        gen::Compaction::Rewritten { threats_kept, .. } => threats_kept > 0,
+        _ => false,
+    }
 }
 
 /// Every position of `names`' closure has the same value in both sets.

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use format::{
-    child_view, table_position, value_from_children, ChildView, DistanceValue, Header, Material,
+    child_view, table_position, value_from_children, ChildView, DistanceValue, Material,
     MaterialIndex, RuleSet, SearchScratch, TableValue, UnrankCursor, ValueKind, Wdl,
 };
 use probe::Tablebase;
@@ -539,7 +539,7 @@ impl ResolvedTables {
             index: MaterialIndex::new(material),
             window: None,
         };
-        self.resolve_left_out(&mut table, reader.header())?;
+        self.resolve_left_out(&mut table, &reader)?;
         Ok(table)
     }
 
@@ -551,8 +551,13 @@ impl ResolvedTables {
     /// stores no values (`format::FLAG_FROM_MIRROR`). From then on each
     /// reads as a stored value, and the forward check compares it with its
     /// moves like any other.
-    fn resolve_left_out(&self, table: &mut ResolvedTable, header: &Header) -> Result<(), GenError> {
-        let rule = format::SearchRule::of(header);
+    fn resolve_left_out<B: format::TableSource>(
+        &self,
+        table: &mut ResolvedTable,
+        reader: &format::TableReader<B>,
+    ) -> Result<(), GenError> {
+        let header = reader.header();
+        let rule = format::SearchRule::of(reader);
         if rule.is_none() && !header.from_mirror {
             return Ok(());
         }
@@ -613,7 +618,7 @@ impl ResolvedTables {
             index: MaterialIndex::new(material),
             window: Some(window),
         };
-        self.resolve_left_out(&mut table, reader.header())?;
+        self.resolve_left_out(&mut table, &reader)?;
         Ok(table)
     }
 

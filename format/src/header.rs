@@ -8,7 +8,7 @@
 //! | 16 | 1 | rule set: 0 pure, 1 fmjd, 2 fmjd-diagonal |
 //! | 17 | 1 | value kind: 0 WLD (2 bits), 1 distance (1 byte) |
 //! | 18 | 1 | compression: 1 zstd |
-//! | 19 | 1 | flags: bit 0 in a DTC file or (version 2) WLD table that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); bit 2 (version 2, WLD tables only) the threat positions of `format::is_searched_threat` are "don't care"; bit 4 (version 2, WLD, with bit 3) every position without a capture is "don't care", found through the mirror's table; bit 3 (version 2, WLD, with bit 2 or 4) of those, the positions whose search spreads (`format::search_spreads`) are stored, bytes 104..108 giving the blocks it counts in; any other bit is refused |
+//! | 19 | 1 | flags: bit 0 in a DTC file or (version 2) WLD table that stores nothing: its values come from its mirror's by a one-ply search (then 0 blocks); bit 1 in a DTC file that records the 25-move rule at a fresh count (bytes 104..116); bit 2 (version 2, WLD tables only) the threat positions of `format::is_searched_threat` are "don't care"; bit 4 (version 2, WLD, with bit 3) every position without a capture is "don't care", found through the mirror's table; bit 3 (version 2, WLD, with bit 2 or 4) of those, the positions whose search spreads (`format::search_spreads`) are stored, bytes 104..108 giving the blocks it counts in; bit 5 (version 2, WLD, with bit 2) the threats whose search would give another value are stored, their indices listed after the block index (bytes 108..116); any other bit is refused |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | position count (White to move) |
 //! | 32 | 8 | first position (0; reserved for slices of a material) |
@@ -23,6 +23,8 @@
 //! | 104 | 8 | with flag bit 1: positions whose DTC at a fresh count is above the 25-move rule's 50 plies (zero otherwise) |
 //! | 112 | 4 | with flag bit 1: the largest DTC at a fresh count, those included (zero otherwise) |
 //! | 104 | 4 | with flag bit 3: the positions a block of the mirror's table holds, which `format::search_spreads` counts in (zero otherwise) |
+//! | 108 | 4 | with flag bit 5: the count `E` of threats kept (zero otherwise) |
+//! | 112 | 4 | with flag bit 5: the CRC-32 of the list of threats kept (zero otherwise) |
 //! | 116 | 8 | reserved, zero (refused otherwise) |
 //! | 124 | 4 | CRC-32 of bytes 0..124 |
 
@@ -71,6 +73,17 @@ pub const FLAG_SPREAD_STORED: u8 = 8;
 /// without a capture to a one-ply search through its mirror's table,
 /// except those its [`FLAG_SPREAD_STORED`] (always set with it) keeps.
 pub const FLAG_QUIET_SEARCHED: u8 = 16;
+/// The header flag of a version-2 WLD table with
+/// [`FLAG_THREATS_SEARCHED`] that stores some threat positions all the
+/// same: those whose one-ply search would not give their value (at the
+/// 25-move rule's limit, say). Their indices, `u64` each, strictly
+/// increasing, follow the block index and end the file; bytes 108..112
+/// hold how many ([`Header::threats_kept`], 1 to [`MAX_THREATS_KEPT`])
+/// and bytes 112..116 the list's CRC-32.
+pub const FLAG_THREATS_KEPT: u8 = 32;
+/// The most threat positions a table may keep ([`FLAG_THREATS_KEPT`]):
+/// the list takes at most 8 MiB of memory, whatever a header says.
+pub const MAX_THREATS_KEPT: u32 = 1 << 20;
 /// The most positions a block may hold: a block decodes into at most this
 /// many bytes (4 MiB), whatever a header says.
 pub const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
@@ -169,6 +182,13 @@ pub struct Header {
     /// table holds, in which [`crate::search_spreads`] counts; the
     /// positions whose search spreads are stored.
     pub spread_unit: Option<u32>,
+    /// With [`FLAG_THREATS_KEPT`]: how many threat positions the table
+    /// stores although its rule leaves threats to the search (0 without
+    /// the flag); their indices end the file.
+    pub threats_kept: u32,
+    /// With [`FLAG_THREATS_KEPT`]: the CRC-32 of the list of those
+    /// indices (0 without the flag).
+    pub threats_kept_crc: u32,
 }
 
 /// How a header differs from the file its name promises (see
@@ -236,6 +256,7 @@ struct Flags {
     threats_searched: bool,
     quiet_searched: bool,
     spread_unit: Option<u32>,
+    threats_kept: Option<(u32, u32)>,
 }
 
 /// The flags, refused where unknown to files of `kind` (searched threats:
@@ -245,7 +266,11 @@ fn flags(b: &[u8], kind: ValueKind) -> Result<Flags, FormatError> {
     let known = match kind {
         ValueKind::Dtc => FLAG_FROM_MIRROR | FLAG_KINGS_ONLY_COUNTS,
         ValueKind::Wdl => {
-            FLAG_THREATS_SEARCHED | FLAG_FROM_MIRROR | FLAG_SPREAD_STORED | FLAG_QUIET_SEARCHED
+            FLAG_THREATS_SEARCHED
+                | FLAG_FROM_MIRROR
+                | FLAG_SPREAD_STORED
+                | FLAG_QUIET_SEARCHED
+                | FLAG_THREATS_KEPT
         }
         ValueKind::Distance => 0,
     };
@@ -258,6 +283,7 @@ fn flags(b: &[u8], kind: ValueKind) -> Result<Flags, FormatError> {
         threats_searched: b[19] & FLAG_THREATS_SEARCHED != 0,
         quiet_searched: b[19] & FLAG_QUIET_SEARCHED != 0,
         spread_unit: (b[19] & FLAG_SPREAD_STORED != 0).then(|| u32_at(b, 104)),
+        threats_kept: (b[19] & FLAG_THREATS_KEPT != 0).then(|| (u32_at(b, 108), u32_at(b, 112))),
     };
     let searches = flags.threats_searched || flags.quiet_searched;
     let needs_version_2 = searches || (kind == ValueKind::Wdl && flags.from_mirror);
@@ -281,7 +307,14 @@ fn flags(b: &[u8], kind: ValueKind) -> Result<Flags, FormatError> {
             return Err(corrupt("the spread unit is out of range"));
         }
     }
-    let reserved = if flags.kings_only_counts {
+    if let Some((kept, _)) = flags.threats_kept {
+        if !flags.threats_searched || kept == 0 || kept > MAX_THREATS_KEPT {
+            return Err(corrupt(
+                "threats are kept by a table that searches its threats, 1 to 2^20 of them",
+            ));
+        }
+    }
+    let reserved = if flags.kings_only_counts || flags.threats_kept.is_some() {
         116
     } else if flags.spread_unit.is_some() {
         108
@@ -309,20 +342,24 @@ fn block_size(b: &[u8]) -> Result<u32, FormatError> {
     Ok(positions_per_block)
 }
 
-/// The block index (12 bytes a block and an 8-byte tail) must lie after
-/// the header and end the file.
+/// The block index (12 bytes a block and an 8-byte tail), then the list
+/// of `threats_kept` indices (8 bytes each), must lie after the header
+/// and end the file.
 fn check_block_index(
     block_count: u64,
+    threats_kept: u32,
     index_offset: u64,
     file_length: u64,
 ) -> Result<(), FormatError> {
     let index_len = block_count
         .checked_mul(12)
-        .and_then(|n| n.checked_add(8))
+        .and_then(|n| n.checked_add(8 + 8 * u64::from(threats_kept)))
         .ok_or_else(|| corrupt("block count overflows"))?;
     if index_offset < HEADER_LEN as u64 || index_offset.checked_add(index_len) != Some(file_length)
     {
-        return Err(corrupt("block index does not end the file"));
+        return Err(corrupt(
+            "block index (and the threats kept) does not end the file",
+        ));
     }
     Ok(())
 }
@@ -412,6 +449,11 @@ impl Header {
             b[19] |= FLAG_SPREAD_STORED;
             b[104..108].copy_from_slice(&unit.to_le_bytes());
         }
+        if self.threats_kept > 0 {
+            b[19] |= FLAG_THREATS_KEPT;
+            b[108..112].copy_from_slice(&self.threats_kept.to_le_bytes());
+            b[112..116].copy_from_slice(&self.threats_kept_crc.to_le_bytes());
+        }
         if let (Some(above), Some(longest)) =
             (self.stats.dtc_above_limit, self.stats.longest_fresh_dtc)
         {
@@ -475,7 +517,8 @@ impl Header {
             return Err(corrupt("block count does not match the position count"));
         }
         let (index_offset, file_length) = (u64_at(b, 48), u64_at(b, 88));
-        check_block_index(block_count, index_offset, file_length)?;
+        let (threats_kept, threats_kept_crc) = flags.threats_kept.unwrap_or((0, 0));
+        check_block_index(block_count, threats_kept, index_offset, file_length)?;
         Ok(Header {
             material,
             rule_set,
@@ -492,6 +535,8 @@ impl Header {
             threats_searched: flags.threats_searched,
             quiet_searched: flags.quiet_searched,
             spread_unit: flags.spread_unit,
+            threats_kept,
+            threats_kept_crc,
         })
     }
 
@@ -539,6 +584,8 @@ mod tests {
             threats_searched,
             quiet_searched: false,
             spread_unit: None,
+            threats_kept: 0,
+            threats_kept_crc: 0,
         }
     }
 
@@ -629,6 +676,28 @@ mod tests {
         let plain = header(ValueKind::Wdl, false);
         assert_eq!(u32_at(&plain.to_bytes(), 8), OLDEST_FORMAT_VERSION);
         assert_eq!(Header::parse(&plain.to_bytes()).expect("valid"), plain);
+    }
+
+    #[test]
+    fn threats_kept_round_trip_and_need_searched_threats_and_a_count() {
+        let kept = Header {
+            threats_kept: 2,
+            threats_kept_crc: 77,
+            file_length: 200 + 20 + 16,
+            ..header(ValueKind::Wdl, true)
+        };
+        let b = kept.to_bytes();
+        assert_eq!(b[19] & FLAG_THREATS_KEPT, FLAG_THREATS_KEPT);
+        assert_eq!(Header::parse(&b).expect("valid"), kept);
+        let refused =
+            |b: [u8; HEADER_LEN]| matches!(Header::parse(&b), Err(FormatError::Corrupt(_)));
+        // The flag without searched threats, a count of 0 or above the
+        // most, a count without the flag, a file length without the list.
+        assert!(refused(edited(&kept, 19, FLAG_THREATS_KEPT)));
+        assert!(refused(edited(&kept, 108, 0)));
+        assert!(refused(edited(&kept, 111, 1)));
+        assert!(refused(edited(&header(ValueKind::Wdl, true), 108, 1)));
+        assert!(refused(edited(&kept, 88, (200 + 20) as u8)));
     }
 
     #[test]

@@ -128,6 +128,9 @@ pub struct TableReader<B> {
     /// The block index (offsets, then checksums), read once when the
     /// source is not in memory.
     read_index: Option<Box<[u8]>>,
+    /// The threat positions stored although the rule leaves threats to the
+    /// search ([`crate::FLAG_THREATS_KEPT`]), strictly increasing.
+    threats_kept: std::sync::Arc<[u64]>,
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
@@ -187,6 +190,23 @@ fn check_index(header: &Header, index: &[u8]) -> Result<(), FormatError> {
     Ok(())
 }
 
+/// The list of threats kept (`bytes`, 8 bytes an index), once its
+/// checksum holds and its indices increase strictly below the position
+/// count.
+fn threats_kept(header: &Header, bytes: &[u8]) -> Result<std::sync::Arc<[u64]>, FormatError> {
+    if header.threats_kept > 0 && crc32fast::hash(bytes) != header.threats_kept_crc {
+        return Err(FormatError::Checksum("list of threats kept"));
+    }
+    let kept: Vec<u64> = bytes.chunks_exact(8).map(|b| u64_at(b, 0)).collect();
+    let increasing = kept.windows(2).all(|w| w[0] < w[1]);
+    if !increasing || kept.last().is_some_and(|&i| i >= header.position_count) {
+        return Err(FormatError::Corrupt(
+            "the threats kept are not increasing indices of the table".into(),
+        ));
+    }
+    Ok(kept.into())
+}
+
 impl<B: TableSource> TableReader<B> {
     /// Checks the header, the file length and the block index.
     pub fn new(bytes: B) -> Result<TableReader<B>, FormatError> {
@@ -206,19 +226,32 @@ impl<B: TableSource> TableReader<B> {
                 header.file_length
             )));
         }
+        let kept_len = 8 * u64::from(header.threats_kept);
         let index_len = header
             .file_length
             .checked_sub(header.index_offset)
+            .and_then(|n| n.checked_sub(kept_len))
             .ok_or_else(|| FormatError::Corrupt("the block index starts past the end".into()))?
             as usize;
         let index = bytes_at(&bytes, header.index_offset, index_len, &mut scratch)?;
         check_index(&header, index)?;
         let read_index = bytes.in_memory().is_none().then(|| index.into());
+        let kept_at = header.file_length - kept_len;
+        let kept = bytes_at(&bytes, kept_at, kept_len as usize, &mut scratch)?;
+        let threats_kept = threats_kept(&header, kept)?;
         Ok(TableReader {
             bytes,
             header,
             read_index,
+            threats_kept,
         })
+    }
+
+    /// The indices of the threat positions the table stores although its
+    /// rule leaves threats to the search ([`crate::FLAG_THREATS_KEPT`]),
+    /// strictly increasing; empty without the flag.
+    pub fn threats_kept(&self) -> &std::sync::Arc<[u64]> {
+        &self.threats_kept
     }
 
     /// The header.

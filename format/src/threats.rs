@@ -14,10 +14,12 @@
 //! values are scattered; leaving them out makes the runs around them
 //! longer. `FORMAT.md`, "Version 2", gives the sizes.
 
+use std::sync::Arc;
+
 use rules::dense::{flip, RAYS, WHITE_FORWARD};
 use rules::{Color, Move, Position};
 
-use crate::{table_position, Header, MaterialIndex};
+use crate::{table_position, MaterialIndex};
 
 /// Whether the side to move in `pos` would capture if it were `side`'s
 /// move instead.
@@ -482,7 +484,7 @@ impl Blocks {
 /// Which positions of a version-2 WLD table a prober finds by a one-ply
 /// search rather than reads: the table's [`crate::FLAG_THREATS_SEARCHED`]
 /// or [`crate::FLAG_QUIET_SEARCHED`], less what its
-/// [`crate::FLAG_SPREAD_STORED`] keeps.
+/// [`crate::FLAG_SPREAD_STORED`] and [`crate::FLAG_THREATS_KEPT`] keep.
 #[derive(Clone, Debug)]
 pub struct SearchRule {
     /// The table's material.
@@ -491,19 +493,43 @@ pub struct SearchRule {
     quiet: bool,
     /// With spread positions stored: the mirror's index and the unit.
     spread: Option<(MaterialIndex, u64)>,
+    /// With threats kept: the table's own index and the kept positions'
+    /// indices, strictly increasing.
+    kept: Option<(MaterialIndex, Arc<[u64]>)>,
 }
 
 impl SearchRule {
-    /// The rule of a table with header `header`; `None` where it leaves
-    /// no position to the search by rule (a version-1 table, one that
-    /// stores nothing).
-    pub fn of(header: &Header) -> Option<SearchRule> {
-        SearchRule::new(
+    /// The rule of the table `reader` reads; `None` where it leaves no
+    /// position to the search by rule (a version-1 table, one that stores
+    /// nothing).
+    pub fn of<B: crate::TableSource>(reader: &crate::TableReader<B>) -> Option<SearchRule> {
+        let header = reader.header();
+        let rule = SearchRule::new(
             header.material,
             header.threats_searched,
             header.quiet_searched,
             header.spread_unit,
-        )
+        )?;
+        Some(rule.keeping(reader.threats_kept().clone()))
+    }
+
+    /// This rule, with the threat positions of indices `kept` (strictly
+    /// increasing) stored rather than left to the search
+    /// ([`crate::FLAG_THREATS_KEPT`]); the rule as it is where `kept` is
+    /// empty.
+    pub fn keeping(self, kept: Arc<[u64]>) -> SearchRule {
+        if kept.is_empty() {
+            return self;
+        }
+        SearchRule {
+            kept: Some((MaterialIndex::new(self.material), kept)),
+            ..self
+        }
+    }
+
+    /// The indices of the threat positions this rule stores all the same.
+    pub fn threats_kept(&self) -> &[u64] {
+        self.kept.as_ref().map_or(&[], |(_, kept)| kept)
     }
 
     /// The rule of a table of `material` searching its threats or its
@@ -520,6 +546,7 @@ impl SearchRule {
             quiet,
             spread: spread_unit
                 .map(|unit| (MaterialIndex::new(material.mirrored()), u64::from(unit))),
+            kept: None,
         })
     }
 
@@ -532,7 +559,15 @@ impl SearchRule {
         } else {
             is_searched_threat(pos, &mut scratch.moves)
         };
-        in_set && !self.spreads(pos, scratch)
+        in_set && !self.spreads(pos, scratch) && !self.keeps(pos)
+    }
+
+    /// Whether `pos` is one of the threat positions kept (stored).
+    fn keeps(&self, pos: &Position) -> bool {
+        self.kept.as_ref().is_some_and(|(index, kept)| {
+            let (_, normal) = table_position(pos);
+            kept.binary_search(&index.rank(&normal)).is_ok()
+        })
     }
 
     /// Whether the table stores `pos`'s value: not a capture position,
@@ -547,7 +582,9 @@ impl SearchRule {
         if pos.has_capture() {
             return false;
         }
-        !is_threat_without_capture(pos, &mut scratch.moves) || self.spreads(pos, scratch)
+        !is_threat_without_capture(pos, &mut scratch.moves)
+            || self.spreads(pos, scratch)
+            || self.keeps(pos)
     }
 
     /// [`SearchRule::stores`] answered from the dense masks `[white men,
@@ -563,7 +600,7 @@ impl SearchRule {
         masks: [u64; 4],
         scratch: &mut SearchScratch,
     ) -> Option<(bool, bool)> {
-        if !self.quiet {
+        if !self.quiet || self.kept.is_some() {
             return None;
         }
         let Some((mirror, unit)) = &self.spread else {
@@ -633,6 +670,36 @@ mod tests {
             found += u64::from(expected);
         }
         assert!(found > 0 && found < index.count());
+    }
+
+    #[test]
+    fn a_threat_kept_is_stored_and_the_others_left_to_the_search() {
+        let material: crate::Material = "KM-M".parse().expect("material");
+        let index = crate::MaterialIndex::new(material);
+        let mut moves = Vec::new();
+        let threats: Vec<u64> = (0..index.count())
+            .filter(|&i| is_searched_threat(&index.unrank(i), &mut moves))
+            .collect();
+        assert!(threats.len() > 2);
+        let kept = [threats[0], threats[threats.len() / 2]];
+        let rule = SearchRule::new(material, true, false, None)
+            .expect("a rule")
+            .keeping(Arc::from(kept));
+        assert_eq!(rule.threats_kept(), &kept);
+        let mut scratch = SearchScratch::default();
+        for &i in &threats {
+            let pos = index.unrank(i);
+            let is_kept = kept.contains(&i);
+            assert_eq!(rule.leaves(&pos, &mut scratch), !is_kept, "{i}");
+            assert_eq!(rule.stores(&pos, &mut scratch), is_kept, "{i}");
+            // The same position with Black to move, as its mirror's
+            // search meets it.
+            let flipped = pos.flipped();
+            assert_eq!(rule.leaves(&flipped, &mut scratch), !is_kept, "{i} flipped");
+        }
+        // An empty list is the rule as it was.
+        let plain = SearchRule::new(material, true, false, None).expect("a rule");
+        assert!(plain.keeping(Arc::from([])).threats_kept().is_empty());
     }
 
     /// The blocks of `unit` positions a search of `pos` reads in `mirror`,

@@ -289,7 +289,20 @@ impl TableWriter {
 
     /// Writes the block index and header, syncs, and renames the file into
     /// place. `stats` are the statistics for White to move.
-    pub fn finish(mut self, stats: TableStats) -> Result<PathBuf, FormatError> {
+    pub fn finish(self, stats: TableStats) -> Result<PathBuf, FormatError> {
+        self.finish_keeping(stats, &[])
+    }
+
+    /// [`TableWriter::finish`] for a table with searched threats that
+    /// stores the threat positions of indices `threats_kept` all the same
+    /// ([`crate::FLAG_THREATS_KEPT`]: strictly increasing, at most
+    /// [`crate::MAX_THREATS_KEPT`]); the caller pushed their values.
+    pub fn finish_keeping(
+        mut self,
+        stats: TableStats,
+        threats_kept: &[u64],
+    ) -> Result<PathBuf, FormatError> {
+        self.check_threats_kept(threats_kept)?;
         if self.written != self.count {
             return Err(FormatError::Writer(format!(
                 "{} values written, {} has {}",
@@ -307,6 +320,8 @@ impl TableWriter {
         }
         let index_crc = crc32fast::hash(&index);
         self.write_body(&index)?;
+        let kept: Vec<u8> = threats_kept.iter().flat_map(|i| i.to_le_bytes()).collect();
+        self.write_body(&kept)?;
         let header = Header {
             material: self.spec.material,
             rule_set: self.spec.rule_set,
@@ -323,6 +338,12 @@ impl TableWriter {
             threats_searched: self.spec.threats_searched,
             quiet_searched: self.spec.quiet_searched,
             spread_unit: self.spec.spread_unit,
+            threats_kept: threats_kept.len() as u32,
+            threats_kept_crc: if threats_kept.is_empty() {
+                0
+            } else {
+                crc32fast::hash(&kept)
+            },
         };
         let temp = self.temp_path.clone();
         let io = |e| FormatError::io(&temp, e);
@@ -367,6 +388,8 @@ pub fn write_from_mirror(
         threats_searched: false,
         quiet_searched: false,
         spread_unit: None,
+        threats_kept: 0,
+        threats_kept_crc: 0,
     };
     let temp = temporary_path(path);
     let io = |e| FormatError::io(&temp, e);
@@ -378,6 +401,27 @@ pub fn write_from_mirror(
     fs::rename(&temp, path).map_err(|e| FormatError::io(path, e))?;
     sync_parent(path);
     Ok(path.to_path_buf())
+}
+
+impl TableWriter {
+    /// Threats may be kept by a table that searches its threats, in
+    /// strictly increasing order of index below its count, at most
+    /// [`crate::MAX_THREATS_KEPT`] of them.
+    fn check_threats_kept(&self, kept: &[u64]) -> Result<(), FormatError> {
+        if kept.is_empty() {
+            return Ok(());
+        }
+        let fits = self.spec.threats_searched
+            && kept.len() <= crate::MAX_THREATS_KEPT as usize
+            && kept.windows(2).all(|w| w[0] < w[1])
+            && kept.last().is_some_and(|&i| i < self.count);
+        if !fits {
+            return Err(FormatError::Writer(
+                "threats are kept by a table that searches its threats, in increasing order of index, at most 2^20 of them".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Drop for TableWriter {

@@ -353,3 +353,95 @@ fn a_header_is_the_file_its_name_says_or_is_refused() {
         None
     );
 }
+
+/// A version-2 table with searched threats written with `kept` as its
+/// threats kept: its bytes and the values pushed.
+fn write_keeping(dir: &std::path::Path, kept: &[u64]) -> Result<Vec<u8>, FormatError> {
+    let material: Material = "KM-K".parse().unwrap();
+    let count = MaterialIndex::new(material).count();
+    let spec = TableSpec::searched_threats(material, RuleSet::Fmjd, None);
+    let path = dir.join(material.file_name());
+    let mut w = TableWriter::create(&path, spec)?;
+    for i in 0..count {
+        w.push(Some(((i / 97) % 3) as u8))?;
+    }
+    let stats = TableStats {
+        draw: count,
+        ..TableStats::default()
+    };
+    w.finish_keeping(stats, kept)?;
+    Ok(std::fs::read(&path).unwrap())
+}
+
+/// The bytes of a table with its list of threats kept replaced by `kept`
+/// (as long as the old one), the list's checksum and the header's sealed
+/// again: only the list's own checks can refuse it.
+fn with_list(bytes: &[u8], kept: &[u64]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let list: Vec<u8> = kept.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let at = out.len() - list.len();
+    out[at..].copy_from_slice(&list);
+    out[112..116].copy_from_slice(&crc32fast::hash(&list).to_le_bytes());
+    let sealed = resealed(out[..format::HEADER_LEN].to_vec());
+    out[..format::HEADER_LEN].copy_from_slice(&sealed);
+    out
+}
+
+/// Threats kept (`FLAG_THREATS_KEPT`): the list is written after the
+/// block index, read back as written, and refused when its checksum,
+/// order or range is wrong; the writer refuses a list it could not
+/// write validly.
+#[test]
+fn threats_kept_are_listed_after_the_index_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let kept = [3u64, 10, 500];
+    let bytes = write_keeping(dir.path(), &kept).unwrap();
+    read_everything(&bytes).unwrap();
+    let reader = TableReader::new(&bytes[..]).unwrap();
+    assert_eq!(&reader.threats_kept()[..], &kept);
+    assert_eq!(reader.header().threats_kept, 3);
+    assert_eq!(
+        bytes[19] & format::FLAG_THREATS_KEPT,
+        format::FLAG_THREATS_KEPT
+    );
+    let index_end = bytes.len() - 8 * kept.len();
+    assert_eq!(&bytes[index_end..index_end + 8], &3u64.to_le_bytes());
+    // Without a list: no flag, the index ends the file.
+    let plain = write_keeping(dir.path(), &[]).unwrap();
+    let reader = TableReader::new(&plain[..]).unwrap();
+    assert!(reader.threats_kept().is_empty());
+    assert_eq!(plain[19] & format::FLAG_THREATS_KEPT, 0);
+    assert_eq!(plain.len() + 24, bytes.len());
+    // Every bit of the list flipped: its checksum.
+    for at in index_end..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x10;
+        assert!(
+            matches!(
+                TableReader::new(&bad[..]),
+                Err(FormatError::Checksum("list of threats kept"))
+            ),
+            "byte {at}"
+        );
+    }
+    // Sealed again, out of order, repeated, out of range.
+    let count = MaterialIndex::new("KM-K".parse().unwrap()).count();
+    for list in [[10, 3, 500], [3, 3, 500], [3, 10, count]] {
+        let bad = with_list(&bytes, &list);
+        assert!(
+            matches!(TableReader::new(&bad[..]), Err(FormatError::Corrupt(_))),
+            "{list:?}"
+        );
+    }
+    assert!(TableReader::new(&with_list(&bytes, &[0, 1, count - 1])[..]).is_ok());
+    // The writer: a list out of order, or on a table without searched
+    // threats.
+    assert!(write_keeping(dir.path(), &[10, 3]).is_err());
+    let material: Material = "KM-K".parse().unwrap();
+    let spec = TableSpec::new(material, RuleSet::Fmjd, ValueKind::Wdl);
+    let mut w = TableWriter::create(&dir.path().join("plain.dtb"), spec).unwrap();
+    for _ in 0..count {
+        w.push(Some(1)).unwrap();
+    }
+    assert!(w.finish_keeping(TableStats::default(), &[3]).is_err());
+}

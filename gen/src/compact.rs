@@ -37,6 +37,7 @@
 //! chosen is written from those blocks.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use format::{
     may_come_from_mirror, Header, Material, MaterialIndex, RuleSet, SearchScratch, TableReader,
@@ -61,6 +62,9 @@ pub enum Compaction {
         /// Threat positions left to the search (counted only where each
         /// was checked: `None` in a dry run or a build).
         searched: Option<u64>,
+        /// Threat positions stored all the same, their search giving
+        /// another value (`format::FLAG_THREATS_KEPT`; 0 unchecked).
+        threats_kept: u64,
     },
     /// Left as it is: a distance table, or already version 2.
     Unchanged,
@@ -523,13 +527,27 @@ impl BlockBytes {
         count: u64,
         stats: format::TableStats,
     ) -> Result<u64, GenError> {
+        self.write_keeping(path, spec, count, stats, &[])
+    }
+
+    /// [`BlockBytes::write`] for a table that stores the threat positions
+    /// of indices `threats_kept` all the same (`format::FLAG_THREATS_KEPT`;
+    /// the blocks hold their values).
+    pub(crate) fn write_keeping(
+        &self,
+        path: &Path,
+        spec: TableSpec,
+        count: u64,
+        stats: format::TableStats,
+        threats_kept: &[u64],
+    ) -> Result<u64, GenError> {
         let per_block = u64::from(spec.positions_per_block);
         let mut writer = TableWriter::create(path, spec)?;
         for (b, bytes) in self.blocks.iter().enumerate() {
             let positions = (count - b as u64 * per_block).min(per_block);
             writer.push_compressed_block(bytes, positions)?;
         }
-        writer.finish(stats)?;
+        writer.finish_keeping(stats, threats_kept)?;
         file_len(path)
     }
 }
@@ -621,7 +639,18 @@ fn quiet_spec(material: Material, rule_set: RuleSet, mirror_block: u32) -> Table
 /// `material`'s values `codes` (a version-1 stream) as the compressed
 /// blocks of its version-2 table of `spec` (`crate::fill`).
 fn v2_blocks(spec: &TableSpec, codes: &[u8], path: &Path) -> Result<BlockBytes, GenError> {
-    let (raw, _) = v2_raw_blocks(spec, codes, 1)?;
+    v2_blocks_keeping(spec, codes, Arc::from([]), path)
+}
+
+/// [`v2_blocks`] of a table that stores the threat positions of indices
+/// `threats_kept` all the same (`format::FLAG_THREATS_KEPT`).
+fn v2_blocks_keeping(
+    spec: &TableSpec,
+    codes: &[u8],
+    threats_kept: Arc<[u64]>,
+    path: &Path,
+) -> Result<BlockBytes, GenError> {
+    let (raw, _) = v2_raw_blocks_keeping(spec, codes, 1, threats_kept)?;
     compressed(raw, spec.level, path)
 }
 
@@ -632,10 +661,22 @@ fn v2_raw_blocks<'a>(
     codes: &'a [u8],
     stride: usize,
 ) -> Result<(impl IndexedParallelIterator<Item = Vec<u8>> + 'a, usize), GenError> {
+    v2_raw_blocks_keeping(spec, codes, stride, Arc::from([]))
+}
+
+/// [`v2_raw_blocks`] of a table that stores the threat positions of
+/// indices `threats_kept` all the same.
+fn v2_raw_blocks_keeping<'a>(
+    spec: &'a TableSpec,
+    codes: &'a [u8],
+    stride: usize,
+    threats_kept: Arc<[u64]>,
+) -> Result<(impl IndexedParallelIterator<Item = Vec<u8>> + 'a, usize), GenError> {
     let material = spec.material;
     let rule = spec
         .search_rule()
-        .ok_or_else(|| GenError::Internal("a version-2 spec searches positions".into()))?;
+        .ok_or_else(|| GenError::Internal("a version-2 spec searches positions".into()))?
+        .keeping(threats_kept);
     let index = MaterialIndex::new(material);
     let per_block = u64::from(spec.positions_per_block);
     let count = index.count();
@@ -756,61 +797,93 @@ fn differing_from_search(
     codes: &[u8],
     material: Material,
 ) -> Result<u64, GenError> {
-    let counts = each_position(material, |pos, i, _| {
+    let (_, differing) = each_position(material, |pos, i, _| {
         if pos.has_capture() {
-            return Ok(0);
+            return Ok(Look::Skipped);
         }
         let searched = tb.probe_capture(pos, &pos.legal_moves())?.wdl.code();
-        Ok(u64::from(searched != format::wdl_code(codes, i as usize)))
+        Ok(Look::compared(
+            searched,
+            format::wdl_code(codes, i as usize),
+        ))
     })?;
-    Ok(counts.1)
+    Ok(differing.len() as u64)
 }
 
 /// The positions of `material`'s table (values `codes`) that its version-2
-/// table leaves to the search, and how many of them differ from their
-/// search through the tables as they are.
+/// table leaves to the search, and the indices, increasing, of those whose
+/// search through the tables as they are gives another value.
 fn threats_differing(
     tb: &Tablebase,
     codes: &[u8],
     material: Material,
     rule_set: RuleSet,
-) -> Result<(u64, u64), GenError> {
+) -> Result<(u64, Vec<u64>), GenError> {
     let rule = threats_spec(material, rule_set)
         .search_rule()
         .ok_or_else(|| GenError::Internal("a version-2 spec searches positions".into()))?;
     each_position(material, |pos, i, scratch| {
         if pos.has_capture() || !rule.leaves(pos, scratch) {
-            return Ok(0);
+            return Ok(Look::Skipped);
         }
         let searched = tb.probe_capture(pos, &pos.legal_moves())?.wdl.code();
-        Ok(1 + u64::from(searched != format::wdl_code(codes, i as usize)))
+        Ok(Look::compared(
+            searched,
+            format::wdl_code(codes, i as usize),
+        ))
     })
 }
 
-/// Runs `look` on every position of `material` (in parallel), which
-/// returns 0 for a position it skips, 1 for one that agrees and 2 for one
-/// that differs; the positions looked at and those that differ.
+/// What [`each_position`]'s look found at one position.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// Not looked at.
+    Skipped,
+    /// The search gives the stored value.
+    Agrees,
+    /// The search gives another value.
+    Differs,
+}
+
+impl Look {
+    /// Whether the `searched` code agrees with the `stored` one.
+    fn compared(searched: u8, stored: u8) -> Look {
+        if searched == stored {
+            Look::Agrees
+        } else {
+            Look::Differs
+        }
+    }
+}
+
+/// Runs `look` on every position of `material` (in parallel); the
+/// positions it looked at and the indices, increasing, of those where it
+/// found the search differs.
 fn each_position(
     material: Material,
-    look: impl Fn(&rules::Position, u64, &mut SearchScratch) -> Result<u64, GenError> + Sync,
-) -> Result<(u64, u64), GenError> {
+    look: impl Fn(&rules::Position, u64, &mut SearchScratch) -> Result<Look, GenError> + Sync,
+) -> Result<(u64, Vec<u64>), GenError> {
     let index = MaterialIndex::new(material);
     const CHUNK: u64 = 1 << 14;
-    (0..index.count().div_ceil(CHUNK))
+    let parts: Vec<(u64, Vec<u64>)> = (0..index.count().div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let mut cursor = UnrankCursor::default();
             let mut scratch = SearchScratch::default();
-            let (mut looked, mut differing) = (0, 0);
+            let (mut looked, mut differing) = (0, Vec::new());
             for i in c * CHUNK..((c + 1) * CHUNK).min(index.count()) {
                 let pos = index.unrank_with(i, &mut cursor);
                 let seen = look(&pos, i, &mut scratch)?;
-                looked += u64::from(seen > 0);
-                differing += u64::from(seen == 2);
+                looked += u64::from(seen != Look::Skipped);
+                if seen == Look::Differs {
+                    differing.push(i);
+                }
             }
             Ok((looked, differing))
         })
-        .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
+        .collect::<Result<_, GenError>>()?;
+    let looked = parts.iter().map(|p| p.0).sum();
+    Ok((looked, parts.into_iter().flat_map(|p| p.1).collect()))
 }
 
 /// Rewrites one table as version 2 where it can (see the module docs),
@@ -830,23 +903,29 @@ fn compact_table(
     let codes = reader
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
-    let blocks = match v2 {
-        Some(blocks) => blocks,
-        None => v2_blocks(&threats_spec(material, pass.rule_set), &codes, path)?,
-    };
-    let searched = match pass.check {
+    let spec = threats_spec(material, pass.rule_set);
+    let (searched, threats_kept) = match pass.check {
         Some(tb) => {
             let (searched, differing) = threats_differing(tb, &codes, material, pass.rule_set)?;
-            if differing > 0 {
-                return Ok(Compaction::NotSearchable(differing));
+            if differing.len() > format::MAX_THREATS_KEPT as usize {
+                return Ok(Compaction::NotSearchable(differing.len() as u64));
             }
-            Some(searched)
+            (Some(searched), differing)
         }
-        None => None,
+        None => (None, Vec::new()),
+    };
+    let blocks = match v2 {
+        Some(blocks) if threats_kept.is_empty() => blocks,
+        _ => v2_blocks_keeping(&spec, &codes, threats_kept.clone().into(), path)?,
     };
     let after = if pass.writes() {
-        let spec = threats_spec(material, pass.rule_set);
-        blocks.write(path, spec, header.position_count, header.stats)?
+        blocks.write_keeping(
+            path,
+            spec,
+            header.position_count,
+            header.stats,
+            &threats_kept,
+        )?
     } else {
         blocks.file_bytes()
     };
@@ -854,6 +933,7 @@ fn compact_table(
         before,
         after,
         searched,
+        threats_kept: threats_kept.len() as u64,
     })
 }
 

@@ -93,18 +93,23 @@ fn recompress_table(path: &Path, level: i32) -> Result<(u64, u64), GenError> {
     let old_values = reader
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
+    let threats_kept = reader.threats_kept().clone();
     drop(reader);
-    let after = blocks.write(
+    let after = blocks.write_keeping(
         path,
         spec_of(&header, level),
         header.position_count,
         header.stats,
+        &threats_kept,
     )?;
     let (_, written) = read_table(path)?;
     let new_values = written
         .decode_all_raw()
         .map_err(|e| GenError::in_file(path, e))?;
-    if new_values != old_values || written.header().stats != header.stats {
+    if new_values != old_values
+        || written.header().stats != header.stats
+        || written.threats_kept() != &threats_kept
+    {
         return Err(GenError::Internal(format!(
             "{}: the recompressed table does not hold the values it replaced",
             path.display()

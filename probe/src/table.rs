@@ -177,7 +177,7 @@ impl Table {
             path: path.to_path_buf(),
             kind: reader.header().value_kind,
             per_block: reader.header().positions_per_block as u64,
-            search_rule: format::SearchRule::of(reader.header()),
+            search_rule: format::SearchRule::of(&reader),
             from_mirror: reader.header().from_mirror,
             index: MaterialIndex::new(material),
             reader,

@@ -197,14 +197,19 @@ fn report(t: &CompactedTable) -> (Option<(u64, u64)>, Option<String>) {
             before,
             after,
             searched,
+            threats_kept,
         } => (
             Some((before, after)),
             Some(format!(
-                "{m}: {before} -> {after} bytes ({:.3}x){}",
+                "{m}: {before} -> {after} bytes ({:.3}x){}{}",
                 after as f64 / before as f64,
                 searched.map_or(String::new(), |n| format!(
                     ", {n} threat positions searched"
-                ))
+                )),
+                match threats_kept {
+                    0 => String::new(),
+                    n => format!(", {n} stored as their search differs"),
+                }
             )),
         ),
         Compaction::LeftOut { before, after } => (
@@ -243,8 +248,10 @@ fn row_json(material: format::Material, outcome: &Compaction) -> serde_json::Val
             before,
             after,
             searched,
+            threats_kept,
         } => json!({"material": material.to_string(), "outcome": "rewritten",
-            "bytes_before": before, "bytes_after": after, "threats_searched": searched}),
+            "bytes_before": before, "bytes_after": after, "threats_searched": searched,
+            "threats_kept": threats_kept}),
         Compaction::Unchanged => json!({"material": material.to_string(), "outcome": "unchanged"}),
         Compaction::NotSearchable(n) => json!({"material": material.to_string(),
             "outcome": "kept", "threats_differing": n}),
