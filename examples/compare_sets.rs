@@ -2,7 +2,9 @@
 //! by `dtb compact`): every table's header statistics, then `N` random
 //! positions of the tables of `PIECES` pieces, probed in both (issue 51's
 //! "10 M sampled five-piece positions"), their DTC too where both folders
-//! hold `.dtc` files.
+//! hold `.dtc` files; then every threat position a table of `SMALL`
+//! keeps stored (`format::FLAG_THREATS_KEPT`: those whose search would
+//! differ), probed in both.
 //!
 //! ```text
 //! cargo run --release --example compare_sets -- PLAIN SMALL fmjd 5 10000000
@@ -83,8 +85,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          {differing} differ",
         sampled.len()
     );
-    if differing > 0 || differing_stats > 0 {
+    let kept_differing = compare_kept(&a, &b, &folder(small), &sampled)?;
+    if differing > 0 || differing_stats > 0 || kept_differing > 0 {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// Probes, in `a` and `b`, every threat position that a table of
+/// `materials` in `small` keeps stored; prints the counts and returns how
+/// many differ.
+fn compare_kept(
+    a: &Tablebase,
+    b: &Tablebase,
+    small: &std::path::Path,
+    materials: &[Material],
+) -> Result<u64, Box<dyn std::error::Error>> {
+    let (mut kept, mut differing) = (0, 0);
+    for &m in materials {
+        let path = format::table_path(small, m);
+        let reader = format::TableReader::new(format::read_regular(
+            &path,
+            std::fs::metadata(&path)?.len(),
+        )?)?;
+        let index = MaterialIndex::new(m);
+        for &i in reader.threats_kept().iter() {
+            let pos = index.unrank(i);
+            let (x, y) = (a.probe(&pos), b.probe(&pos));
+            if x.as_ref().ok() != y.as_ref().ok() {
+                println!("{m} {pos} (kept): {x:?} against {y:?}");
+                differing += 1;
+            }
+            kept += 1;
+        }
+    }
+    println!("{kept} threat positions kept stored: {differing} differ");
+    Ok(differing)
 }

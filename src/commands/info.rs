@@ -182,6 +182,7 @@ fn table_json(t: &Listed, mirror: Option<TableStats>, dtc: Option<DtcSummary>) -
         "threats_searched": h.threats_searched,
         "quiet_searched": h.quiet_searched,
         "spread_stored": h.spread_unit.is_some(),
+        "threats_kept": h.threats_kept,
         "from_mirror": h.from_mirror,
         "stats": {
             "white": stats_json(&h.stats),
