@@ -530,7 +530,8 @@ fn the_rule_bites_at_four_pieces_with_a_man_diagonal() {
 #[test]
 fn a_compacting_build_compacts_only_what_its_solve_proves() {
     let _one_build = LIMIT_SWITCH.lock().unwrap_or_else(|e| e.into_inner());
-    let (refused, compacted) = (compacting_build(2), compacting_build(6));
+    let fmjd = RuleSet::Fmjd;
+    let (refused, compacted) = (compacting_build(fmjd, 2), compacting_build(fmjd, 6));
     assert!(
         refused.0 > 0,
         "no search differs at 2 plies: the test proves nothing"
@@ -540,15 +541,18 @@ fn a_compacting_build_compacts_only_what_its_solve_proves() {
         "no threat kept at 2 plies: the list is not tried"
     );
     assert!(compacted.2 > 0, "no pair was compacted at 6 plies");
+    // The rule set with the long-diagonal cap passes the count on alike.
+    let diagonal = compacting_build(RuleSet::FmjdDiagonal, 2);
+    assert!(diagonal.1 > 0, "no threat kept under fmjd-diagonal");
 }
 
-/// Builds `KK-KM` at lowered limit `limit` plainly and compacting, checks
+/// Builds `KK-KM` under `rule_set` at lowered limit `limit` plainly and compacting, checks
 /// what the compacting build kept and every answer, and returns how many
 /// tables a checked `compact` of the plain set found a differing search
 /// in, how many of those it rewrote keeping such threats stored, and how
 /// many the build compacted.
-fn compacting_build(limit: u32) -> (usize, usize, usize) {
-    let (rule_set, names) = (RuleSet::Fmjd, ["KK-KM"]);
+fn compacting_build(rule_set: RuleSet, limit: u32) -> (usize, usize, usize) {
+    let names = ["KK-KM"];
     let plain = tempfile::tempdir().unwrap();
     build(plain.path(), rule_set, &names, Some(limit), false);
     let small = tempfile::tempdir().unwrap();
