@@ -25,7 +25,7 @@ use gen::{compact, compact_dry_run, generate, Compaction, GenOptions, Sides};
 use probe::Tablebase;
 
 mod common;
-use common::copy_dir;
+use common::copy_dir::copy_dir;
 
 /// Tables up to `pieces` pieces of `rule_set`.
 fn plain_set(rule_set: RuleSet, pieces: u32) -> tempfile::TempDir {

@@ -577,7 +577,7 @@ fn compacting_build(rule_set: RuleSet, limit: u32) -> (usize, usize, usize) {
     }
     assert_same_answers(plain.path(), small.path(), rule_set, &names);
     let before = tempfile::tempdir().unwrap();
-    common::copy_dir(plain.path(), before.path());
+    common::copy_dir::copy_dir(plain.path(), before.path());
     let checked = gen::compact(plain.path(), rule_set, gen::Sides::SMALLER_ONLY).unwrap();
     assert_same_answers(before.path(), plain.path(), rule_set, &names);
     let pair_of = |m: Material| [m, m.mirrored()].into_iter().min().unwrap();

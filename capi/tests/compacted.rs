@@ -29,18 +29,9 @@ fn probe(tb: *const DtbTablebase, fen: &CStr) -> (c_int, c_int) {
     (status, wdl)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+#[path = "../../tests/common/copy_dir.rs"]
+mod copy_dir;
+use copy_dir::copy_dir;
 
 #[test]
 fn compacted_tables_answer_through_c_as_plain_ones() {

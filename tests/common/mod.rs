@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod copy_dir;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -103,18 +105,4 @@ pub fn all_placements(m: format::Material) -> Vec<Position> {
     }
     rec(&kinds, &mut squares, &mut out);
     out
-}
-
-/// Copies the folder `from` (with its subfolders) to `to`.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
