@@ -1,5 +1,5 @@
 //! Generation of every material up to 3 pieces (and up to 4 with
-//! `DTB_BENCH_DEEP=1`; the target is under 30 s on 2 cores).
+//! `DTB_BENCH_DEEP=1`; the target is under 30 s on 2 cores).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use format::RuleSet;

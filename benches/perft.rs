@@ -1,6 +1,6 @@
 //! Perft from the initial position, single-threaded and with rayon.
 //!
-//! The target is bulk perft(11) in at most 22 s single-threaded on
+//! The target is bulk perft(11) in at most 22 s single-threaded on
 //! the 2-core CI machine. Depth 9 runs by default; set `DTB_BENCH_DEEP=1`
 //! to time depth 11 too (10 samples of about 12 s each).
 

@@ -158,10 +158,10 @@ fn one_ply_value(tb: &Tablebase, pos: &Position) -> Wdl {
     best
 }
 
-/// What a probe would cost if one side of a pair stored no WLD values
-/// (issue 51): the one-ply search over the positions of four-piece pairs
-/// outside the counted endings, against the direct probe of the same
-/// positions (blocks cached). The setup checks that the search gives the
+/// What a probe would cost if one side of a pair stored no WLD values:
+/// the one-ply search over the positions of four-piece pairs outside the
+/// counted endings, against the direct probe of the same positions
+/// (blocks cached). The setup checks that the search gives the
 /// stored value of every position it times.
 fn bench_one_ply_search(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -1,8 +1,7 @@
-//! How many blocks a cold probe reads (issue 51): for positions a prober
-//! answers by a one-ply search (every quiet position of a WLD table left
-//! to its mirror, every searched threat of a version-2 table), the
-//! distinct blocks of each table that the search's stored successors lie
-//! in.
+//! How many blocks a cold probe reads: for positions a prober answers by a
+//! one-ply search (every quiet position of a WLD table left to its mirror,
+//! every searched threat of a version-2 table), the distinct blocks of each
+//! table that the search's stored successors lie in.
 //!
 //! ```text
 //! cargo run --release --example cold_blocks -- data/fmjd 20000

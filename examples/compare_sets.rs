@@ -1,10 +1,10 @@
 //! Compares two folders of the same tables (a plain set and one rewritten
 //! by `dtb compact`): every table's header statistics, then `N` random
-//! positions of the tables of `PIECES` pieces, probed in both (issue 51's
-//! "10 M sampled five-piece positions"), their DTC too where both folders
-//! hold `.dtc` files; then every threat position a table of `SMALL`
-//! keeps stored (`format::FLAG_THREATS_KEPT`: those whose search would
-//! differ), probed in both.
+//! positions of the tables of `PIECES` pieces, probed in both (the check
+//! that 10 M sampled five-piece positions answer alike), their DTC too
+//! where both folders hold `.dtc` files; then every threat position a table
+//! of `SMALL` keeps stored (`format::FLAG_THREATS_KEPT`: those whose search
+//! would differ), probed in both.
 //!
 //! ```text
 //! cargo run --release --example compare_sets -- PLAIN SMALL fmjd 5 10000000

@@ -1,5 +1,5 @@
-//! A size study for smaller tables (issue 51): how much the table files of
-//! a rule set's folder would shrink if more positions were "don't care".
+//! A size study for smaller tables: how much the table files of a rule
+//! set's folder would shrink if more positions were "don't care".
 //!
 //! ```text
 //! cargo run --release --example dont_care_study -- data/fmjd

@@ -1,4 +1,4 @@
-//! A size study for DTC files (issue 51): what block size, zstd level and
+//! A size study for DTC files: what block size, zstd level and
 //! don't-care fill make a rule set's `.dtc` files smallest.
 //!
 //! ```text

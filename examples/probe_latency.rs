@@ -1,8 +1,11 @@
 //! Per-position probe latency of one or more folders of the same tables
 //! (a plain set and sets rewritten by `dtb compact`), side by side, with
-//! every block they read already in memory: issue 51's "median" lines,
-//! measured a position at a time rather than as criterion's mean over a
-//! batch (`benches/probe.rs`, group `compacted`, is the batch view).
+//! every block they read already in memory: the medians the smaller tables
+//! are held to (a position without captures at most 1.2 times version 1's,
+//! one whose side not to move could capture at most 1.5 us; see
+//! docs/MEASUREMENTS.md, Probing), measured a position at a time rather
+//! than as criterion's mean over a batch (`benches/probe.rs`, group
+//! `compacted`, is the batch view).
 //!
 //! ```text
 //! cargo run --release --example probe_latency -- RULES PIECES N DIR...

@@ -1,13 +1,12 @@
-//! What bounding a cold search's blocks costs in bytes (issue 51): for
-//! every pair of tables that may be split (`format::may_come_from_mirror`)
-//! it estimates each side's bytes as version 1 in blocks of 65,536 (the
-//! side kept), as version 2 with its threats searched, the same with the
-//! threats whose search spreads stored (`format::search_spreads`: more
-//! than two blocks of the mirror's table), and left to its mirror with
-//! only its spread quiet positions stored; then the set's bytes, and the
-//! positions left out, if each pair were decided as `dtb compact
-//! --one-side --min-saving BITS` decides it, for several BITS, with and
-//! without the bound.
+//! What bounding a cold search's blocks costs in bytes: for every pair of
+//! tables that may be split (`format::may_come_from_mirror`) it estimates
+//! each side's bytes as version 1 in blocks of 65,536 (the side kept), as
+//! version 2 with its threats searched, the same with the threats whose
+//! search spreads stored (`format::search_spreads`: more than two blocks of
+//! the mirror's table), and left to its mirror with only its spread quiet
+//! positions stored; then the set's bytes, and the positions left out, if
+//! each pair were decided as `dtb compact --one-side --min-saving BITS`
+//! decides it, for several BITS, with and without the bound.
 //!
 //! ```text
 //! cargo run --release --example spread_study -- PLAIN/fmjd COMPACT/fmjd [STRIDE]

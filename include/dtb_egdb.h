@@ -80,7 +80,7 @@ extern "C" {
  * when the conversion (a capture or a man move) is fewer than
  * DTB_EGDB_MTC_THRESHOLD plies away; else the plies to the conversion,
  * the conversion included, rounded down to even (the true distance is the
- * value or the value plus one). The README compares this with Kingsrow's
+ * value or the value plus one). docs/engines.md compares this with Kingsrow's
  * MTC database, with examples.
  */
 #define DTB_EGDB_MTC_UNKNOWN 0

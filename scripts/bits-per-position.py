@@ -6,8 +6,8 @@ Usage: scripts/bits-per-position.py BEFORE_DIR AFTER_DIR [--rules R] [--dtb PATH
 Reads `dtb info --json` of each folder (the tables of one rule set) and
 prints, for every material in either, the bytes of its table and the bits a
 position (bytes * 8 / positions) before and after, then the same summed per
-piece count and over the whole set. Issue 51 asks for these figures beside
-the plain set's. A material missing from one folder shows "-" there and is
+piece count and over the whole set, so that a smaller set's figures stand
+beside the plain set's. A material missing from one folder shows "-" there and is
 left out of both sums, so the sums compare like with like.
 """
 

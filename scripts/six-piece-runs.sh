@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long six-piece runs, carried over as many sittings as they take:
+# The long six-piece runs, carried over as many `run`s as they take:
 #
 #   scripts/six-piece-runs.sh run WORK [DTB]   runs, at idle priority, what
 #                                               is left of the steps below
@@ -18,9 +18,9 @@
 #   7. the tables of both builds compared byte for byte.
 # A step is done once its marker (WORK/done.*, WORK/verify/*.done) exists.
 # Every command runs under `/usr/bin/time -v` into WORK/times/STEP.STAMP,
-# one file per sitting; `report` adds them up (core-seconds are user plus
+# one file per `run`; `report` adds them up (core-seconds are user plus
 # system time; wall time means something only where nothing else ran).
-# A pair's check stopped by a signal starts again at its next sitting;
+# A pair's check stopped by a signal starts again at the next `run`;
 # its time then lies in WORK/times/aborted, outside the sums.
 # DTB_RUNS_PIECES=N runs the same steps up to N pieces instead (a smoke
 # test: 4 takes minutes); DTB_RUNS_TARGET is where step 4 builds its test
@@ -72,9 +72,9 @@ run() {
     [ -e "$work/dtb" ] || { cp "$dtb" "$work/dtb" && git -C "$repo" rev-parse HEAD > "$work/commit"; }
     local bin=$work/dtb
     # Idle priority for real: with the scheduler's autogroups (one per
-    # session, as `setsid` makes), `nice` alone weighs only against this
-    # session's own processes, and a run started so took half the cores
-    # from everything else.
+    # `setsid` call), `nice` alone weighs only against the processes of
+    # the same autogroup, and a run started so took half the cores from
+    # everything else.
     echo 19 > /proc/self/autogroup 2> /dev/null || true
     exec 9> "$work/runs.lock"
     flock -n 9 || { echo "another run holds $work" >&2; return 1; }
@@ -136,7 +136,7 @@ run() {
     log "all done"
 }
 
-# sum_times PATTERN: core-seconds, wall seconds, peak KB and sittings of
+# sum_times PATTERN: core-seconds, wall seconds, peak KB and count of
 # the measurements WORK/times/PATTERN.
 sum_times() {
     cat "$work"/times/$1.* 2>/dev/null | awk -F': ' '

@@ -1,6 +1,10 @@
 //! The command line's error type and exit codes.
 
+use std::path::Path;
+
 use probe::{ProbeError, RuleSet};
+
+use crate::costs::build_hint;
 
 /// Exit code for anything else that failed (I/O, a full disk).
 pub const FAILURE: i32 = 1;
@@ -67,13 +71,17 @@ impl From<ProbeError> for CliError {
     fn from(e: ProbeError) -> CliError {
         let hint = match &e {
             ProbeError::MissingTable { material, path } => {
-                let rules = path.parent().and_then(|p| p.file_name());
+                // `path` is `<dir>/<rule set>/<material>.dtb`.
+                let rules = path.parent();
                 let rule_set = rules
-                    .and_then(|r| r.to_str()?.parse().ok())
+                    .and_then(|r| r.file_name()?.to_str()?.parse().ok())
                     .unwrap_or(RuleSet::Fmjd);
-                Some(build_hint(material.pieces(), rule_set))
+                let dir = rules.and_then(Path::parent);
+                Some(build_hint(material.pieces(), rule_set, dir))
             }
-            ProbeError::MissingDirectory { rule_set, .. } => Some(build_hint(4, *rule_set)),
+            ProbeError::MissingDirectory { rule_set, path, .. } => {
+                Some(build_hint(4, *rule_set, path.parent()))
+            }
             _ => None,
         };
         match hint {
@@ -81,25 +89,6 @@ impl From<ProbeError> for CliError {
             None => CliError::new(probe_code(&e), e),
         }
     }
-}
-
-/// How to build the tables of up to `pieces` pieces, with what it costs
-/// (measured on two cores, see the README).
-pub fn build_hint(pieces: u32, rule_set: RuleSet) -> String {
-    let cost = match pieces {
-        0..=4 => "about 5 s on two cores, 1.5 MB",
-        5 => "about 3 min on two cores, 0.7 GiB of memory, 38 MB",
-        6 => "about 2 hours on two cores (projected), 4 GiB of memory, 1.1 GB",
-        _ => "more than six pieces: not measured here (see docs/DESIGN.md)",
-    };
-    let rules = match rule_set {
-        RuleSet::Fmjd => String::new(),
-        other => format!(" --rules {other}"),
-    };
-    format!(
-        "build the tables with `dtb gen --pieces {}{rules}` ({cost})",
-        pieces.max(2)
-    )
 }
 
 impl From<plan::GenError> for CliError {

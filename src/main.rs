@@ -3,6 +3,7 @@
 //! input, 3 missing table, 4 corrupted table, 1 anything else).
 
 mod commands;
+mod costs;
 mod exit;
 mod report;
 
@@ -20,19 +21,18 @@ struct Cli {
 enum Command {
     /// Build tables by retrograde analysis.
     Gen(commands::gen::Args),
-    /// List the units of work of a build, with what each needs and writes.
+    /// What is left of a build: its units of work and their cost.
     Plan(commands::plan::Args),
     /// The value of a position and of each of its moves.
     #[command(after_long_help = commands::probe::METRICS)]
     Probe(commands::probe::Args),
     /// Check checksums, the manifest and every stored value.
     Verify(commands::verify::Args),
-    /// Explore the tables in a browser (and serve the probe as an HTTP API).
+    /// Explore the tables in a browser (and an HTTP probe API).
     Serve(commands::serve::Args),
-    /// List the tables of a directory with sizes and statistics.
+    /// List a folder's tables with sizes and win/draw/loss counts.
     Info(commands::info::Args),
-    /// Rewrite a folder's WLD tables as format version 2: threat positions
-    /// found by search, larger blocks (the same answers, fewer bytes).
+    /// Rewrite a folder's tables smaller (format version 2, same answers).
     Compact(commands::compact::Args),
     /// Count move sequences (perft) to check the move generator.
     Perft(commands::perft::Args),

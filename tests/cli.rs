@@ -366,7 +366,7 @@ fn run_stdin_bytes(args: &[&str], input: &[u8]) -> Output {
     out
 }
 
-/// Issue 14: a line that is not UTF-8 is one error line like any bad FEN,
+/// A line that is not UTF-8 is one error line like any bad FEN,
 /// and a very long line is echoed once, cut short.
 #[test]
 fn probe_batch_mode_survives_bad_bytes_and_long_lines() {
@@ -418,7 +418,7 @@ fn mkfifo(path: &Path) {
     assert!(ok, "mkfifo {}", path.display());
 }
 
-/// Issue 14: a FIFO, a device or a directory where a table or the manifest
+/// A FIFO, a device or a directory where a table or the manifest
 /// should be is an error naming it, never a hang or an unbounded read.
 #[cfg(unix)]
 #[test]
@@ -459,7 +459,7 @@ fn special_files_in_place_of_tables_are_errors_not_hangs() {
     );
 }
 
-/// Issue 14: `dtb verify` gives every table its verdict, a missing or
+/// `dtb verify` gives every table its verdict, a missing or
 /// damaged one included, and exits with the worst code.
 #[test]
 fn verify_reports_every_table_and_the_worst_code() {

@@ -534,8 +534,8 @@ fn best_moves_win_every_game_diagonal() {
     play_games(RuleSet::FmjdDiagonal, 3300, 3);
 }
 
-/// The position from issue 13: a capture that leaves the lone-king
-/// ending, then king against man to the end. Its line shows both.
+/// A capture that leaves the lone-king ending, then king against man to
+/// the end: a conversion, not a win in one. Its line shows both.
 #[test]
 fn a_capture_into_king_against_man_is_a_conversion_not_a_win_in_one() {
     let tb = Tablebase::open(dtc_tables(RuleSet::Pure), RuleSet::Pure).unwrap();

@@ -150,7 +150,7 @@ fn verify_reports_checksum_damage_and_manifest_differences() {
     );
 }
 
-/// Issue 14: the manifest keeps a checksum that covers the header's
+/// The manifest keeps a checksum that covers the header's
 /// content. An edit of the header re-sealed with its own CRC (here the
 /// win and draw counts traded) leaves every CRC-32 check passing and the
 /// CRC-32 of the whole file unchanged, as the test shows; the SHA-256 in

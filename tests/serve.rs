@@ -284,7 +284,7 @@ fn quiet_position(material: format::Material, from: u64) -> rules::Position {
         .expect("a quiet position")
 }
 
-/// Issue 14: a table cut short in place while the server has it mapped
+/// A table cut short in place while the server has it mapped
 /// (`cp new.dtb KKM-K.dtb` does this) must not kill the server: the probe
 /// that needs it is a 500, the other tables keep answering, and once the
 /// file is whole again its new content is used.

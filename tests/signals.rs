@@ -1,4 +1,4 @@
-//! The prober takes no signal unasked (issue 25): opening and probing
+//! The prober takes no signal unasked: opening and probing
 //! tables leaves the process's SIGBUS disposition as it was (Rust's own
 //! runtime has one, for stack overflows), and the guard replaces it only
 //! when the host asks. Read with `sigaction`, the kernel's own record.

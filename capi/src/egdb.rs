@@ -7,8 +7,8 @@
 //! names, value codes, position layout and call semantics are the
 //! documented ones. Where ours answer more (capture positions, the FMJD
 //! draw limits) or differ (no value is ever guessed: what is not built
-//! answers `EGDB_UNKNOWN`), the README's section "Using the tables from an
-//! engine that uses Kingsrow's driver" says so.
+//! answers `EGDB_UNKNOWN`), docs/engines.md ("Engines written for
+//! Kingsrow's driver") says so.
 
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashSet;

@@ -128,7 +128,7 @@ fn quiet_position(material: Material, from: u64) -> Position {
         .expect("a quiet position")
 }
 
-/// Issue 14: a table truncated, then rewritten, in place under a running
+/// A table truncated, then rewritten, in place under a running
 /// C program: the program survives, reports the table corrupted, keeps
 /// answering from the others, and answers from the new content.
 #[test]

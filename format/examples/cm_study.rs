@@ -1,5 +1,6 @@
-//! A coder study for issue 51: what an adaptive context model would take
-//! to code the WLD value streams of a folder's tables, against the files.
+//! A coder study for smaller tables: what an adaptive context model would
+//! take to code the WLD value streams of a folder's tables, against the
+//! files.
 //!
 //! ```text
 //! cargo run --release -p draughts-format --example cm_study -- DIR/fmjd [SHIFT]

@@ -188,7 +188,7 @@ fn resealed(mut header: Vec<u8>) -> Vec<u8> {
     header
 }
 
-/// Issue 14: a header whose checksum is right but whose numbers are hostile
+/// A header whose checksum is right but whose numbers are hostile
 /// is refused with an error: counts that overflow when added or multiplied,
 /// a block size that would make a decode allocate gigabytes, unknown flags,
 /// reserved bytes in use. Each edit is re-sealed so it reaches the checks.

@@ -1,4 +1,4 @@
-"""Shared fixtures: tables built once per session with draughts_tb.generate."""
+"""Shared fixtures: tables built once per test run with draughts_tb.generate."""
 
 import shutil
 from pathlib import Path
@@ -14,7 +14,7 @@ EXTRA_MATERIALS = ["KKM-K", "KK-KK"]
 
 @pytest.fixture(scope="session")
 def table_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory of fmjd tables (built once per test session)."""
+    """A directory of fmjd tables (built once per test run)."""
     path = tmp_path_factory.mktemp("tables")
     draughts_tb.generate(path, pieces=3, progress=False)
     draughts_tb.generate(path, materials=EXTRA_MATERIALS, progress=False)

@@ -6,6 +6,14 @@ use format::RuleSet;
 
 use crate::exit::CliError;
 
+/// The heading of the options that choose how tables are stored.
+pub const LAYOUT: &str = "Layout";
+/// The heading of the options that run a build or a check on a cluster.
+pub const CLUSTER: &str = "Cluster (docs/building.md)";
+/// The heading of the options only a cluster operator or a build of
+/// seven pieces and more needs: memory budgets and split thresholds.
+pub const EXPERT: &str = "Expert options (docs/cli.md)";
+
 /// `--dir` and `--rules`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct TableArgs {
@@ -87,56 +95,72 @@ pub struct BuildArgs {
     /// Every material with up to this many pieces.
     #[arg(long, default_value_t = 4)]
     pub pieces: u32,
-    /// Also write each material's distances to conversion (a `.dtc` file
-    /// beside each table; `dtb probe` then shows them and `--line` plays
-    /// the winning line). Adds a byte per position in memory while a pair
-    /// is solved. Tables already built get their DTC files added.
+    /// Also write the distances to conversion (`.dtc` files).
+    ///
+    /// A `.dtc` file beside each table: `dtb probe` then shows the
+    /// distances and `--line` plays the winning line. Adds a byte per
+    /// position in memory while a pair is solved. Tables already built get
+    /// their DTC files added.
     #[arg(long)]
     pub dtc: bool,
     #[command(flatten)]
     pub work: WorkArgs,
-    /// MiB the solver of the counted endings may spend on its lists of
-    /// positions by level; levels that do not fit are found by sweeps
-    /// instead (slower, same tables); it counts in those units' memory.
-    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    /// MiB for the counted endings' lists of positions by level.
+    ///
+    /// Levels that do not fit are found by sweeps instead (slower, the
+    /// same tables); it counts in those units' memory.
+    #[arg(long, value_name = "MIB", default_value_t = 2048, help_heading = EXPERT)]
     pub queue_memory: u64,
-    /// MiB of smaller tables a unit may decode whole into memory (the
-    /// others are read block by block: slower, same tables); it counts in
-    /// each unit's memory.
-    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    /// MiB of smaller tables a unit may decode whole into memory.
+    ///
+    /// The others are read block by block (slower, the same tables); it
+    /// counts in each unit's memory.
+    #[arg(long, value_name = "MIB", default_value_t = 2048, help_heading = EXPERT)]
     pub preload_memory: u64,
-    /// Solve a pair in parts of its slice groups when its largest group
-    /// weighs more positions than this (each men placement weighing 43
-    /// more, for its key; each part a unit that reads a few
-    /// parts of the next group: less memory a unit, many more units, the
-    /// same tables). The default splits no pair up to seven pieces and
-    /// keeps every eight-piece unit within 16 GiB.
-    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_SPLIT_GROUPS_ABOVE)]
+    /// Split slice groups of more positions than this into parts.
+    ///
+    /// A group weighs its positions, each placement of the men 43 more
+    /// for its key; each part is a unit that reads a few parts of the next
+    /// group: less memory a unit, many more units, the same tables. The
+    /// default splits no pair up to seven pieces and keeps every
+    /// eight-piece unit within 16 GiB.
+    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_SPLIT_GROUPS_ABOVE,
+          help_heading = EXPERT)]
     pub split_groups_above: u64,
-    /// Solve a slice of more positions than this (both sides to move) in
-    /// 2 bits a position instead of 3.5 bytes (slower, same tables; it
-    /// counts in each unit's memory); a material without men, one slice,
-    /// above 8 times this. Only one-man pairs of six kings or more (seven
-    /// and eight pieces) and pairs without men from `KKK-KKK` on pass the
-    /// default.
-    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_BITSET_SLICES_ABOVE)]
+    /// Solve slices of more positions than this in 2 bits a position.
+    ///
+    /// Instead of 3.5 bytes a position (both sides to move): slower, the
+    /// same tables; it counts in each unit's memory. A material without
+    /// men, one slice, above 8 times this. Only one-man pairs of six kings
+    /// or more (seven and eight pieces) and pairs without men from
+    /// `KKK-KKK` on pass the default.
+    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_BITSET_SLICES_ABOVE,
+          help_heading = EXPERT)]
     pub bitset_slices_above: u64,
-    /// Write the WLD tables compacted (format version 2, as `dtb compact`
-    /// does, without its checks: the solver proves them), each pair once
-    /// the build's last reader of it is built (`--unit`: at once). A pair
-    /// whose longest distance to conversion reaches the 25-move rule's
-    /// limit stays version 1 (`dtb compact` checks it). A stopped build
-    /// compacts what it wrote when run again.
-    #[arg(long)]
+    /// Write the tables compacted (format version 2; see docs/building.md).
+    ///
+    /// As `dtb compact` writes them, without its checks: the solver proves
+    /// them. Each pair is compacted once the build's last reader of it is
+    /// built (`--unit`: at once). A pair whose longest distance to
+    /// conversion reaches the 25-move rule's limit stays version 1 (`dtb
+    /// compact` checks it). A stopped build compacts what it wrote when run
+    /// again.
+    #[arg(long, help_heading = LAYOUT)]
     pub compact: bool,
-    /// With `--compact`, keep one table of a pair where the other can be
-    /// answered by a one-ply search over it (see `dtb compact --one-side`).
-    #[arg(long, requires = "compact")]
+    /// With `--compact`, keep one table of a pair where a search answers
+    /// the other.
+    ///
+    /// The table left out is answered by a one-ply search over its mirror
+    /// (see `dtb compact --one-side`).
+    #[arg(long, requires = "compact", help_heading = LAYOUT)]
     pub one_side: bool,
     /// With `--one-side`, leave a side out only where that saves at least
-    /// this many bits a position of the table left out (see `dtb compact`).
+    /// this many bits a position.
+    ///
+    /// Bits a position of the table left out, against keeping both sides
+    /// as version 2 (see `dtb compact`).
     #[arg(long, value_name = "BITS", default_value_t = 0.0, requires = "one_side",
-          value_parser = parse_saving)]
+          value_parser = parse_saving, help_heading = LAYOUT)]
     pub min_saving: f64,
     /// These materials (and what they depend on) instead, e.g. KKM-K.
     #[arg(value_parser = parse_material)]
@@ -197,8 +221,9 @@ pub fn existing_table_folder(dir: &Path, rule_set: RuleSet) -> Result<PathBuf, C
     Err(CliError::new(
         crate::exit::MISSING_TABLE,
         format!(
-            "{}: no tables here (build them with dtb gen)",
-            folder.display()
+            "{}: no tables here; {}",
+            folder.display(),
+            crate::costs::build_hint(4, rule_set, Some(dir))
         ),
     ))
 }

@@ -15,38 +15,40 @@ pub struct Args {
     tables: TableArgs,
     #[command(flatten)]
     work: WorkArgs,
-    /// Keep only one table of each pair of mirror materials where the
-    /// other can be answered by a one-ply search over it, leaving out the
-    /// side whose absence saves more (smaller files, slower probes of the
-    /// side left out).
+    /// Keep one table of a pair where a search answers the other.
+    ///
+    /// Of each pair of mirror materials where a one-ply search over one
+    /// table answers the other, the side whose absence saves more is left
+    /// out: smaller files, slower probes of the side left out.
     #[arg(long)]
     one_side: bool,
     /// With `--one-side`, leave a side out only where that saves at least
-    /// this many bits a position of the table left out, against keeping
-    /// both sides as version 2 (0.10 keeps the fmjd set up to 5 pieces
-    /// at 0.44x its plain bytes, with 18 tables, 20% of its positions,
-    /// left to their mirror; 0 leaves out one side of every pair where
-    /// that saves anything).
+    /// this many bits a position.
+    ///
+    /// Bits a position of the table left out, against keeping both sides
+    /// as version 2; 0 leaves out one side of every pair where that saves
+    /// anything (docs/building.md weighs the choice).
     #[arg(long, value_name = "BITS", default_value_t = 0.0, requires = "one_side",
           value_parser = parse_saving)]
     min_saving: f64,
-    /// Write nothing and check nothing: say what each table would take
-    /// (as if every check passed), at the cost of compressing the tables
-    /// once, without the search of every position left out.
+    /// Write nothing: say what each table would take.
+    ///
+    /// As if every check passed: it costs compressing the tables once,
+    /// without the search of every position left out.
     #[arg(long, conflicts_with = "level")]
     dry_run: bool,
-    /// Then recompress every table of the folder at this zstd level (1 to
-    /// 22), block by block, keeping each block's smaller frame: the same
-    /// values in fewer bytes (19 takes the six-piece set to 0.9x its bytes
-    /// at the default 12), decoded as fast, written about eight times
-    /// slower.
+    /// Then recompress every table at this zstd level (1 to 22).
+    ///
+    /// Block by block, keeping each block's smaller frame: the same values
+    /// in fewer bytes than the build's level 12 at level 19, decoded as
+    /// fast, written several times slower (docs/building.md).
     #[arg(long, value_name = "LEVEL",
           value_parser = clap::value_parser!(i32).range(1..=22))]
     level: Option<i32>,
-    /// With `--level`, only recompress: no compaction pass, so no table
-    /// is rewritten as version 2 and none is searched (a folder compacted
-    /// already, whose tables a check kept as they are, is recompressed in
-    /// minutes rather than checked again for hours).
+    /// With `--level`, only recompress: no compaction pass.
+    ///
+    /// No table is rewritten as version 2 and none is searched: a folder
+    /// compacted already is recompressed without being checked again.
     #[arg(long, requires = "level", conflicts_with = "one_side")]
     recompress_only: bool,
     /// A JSON array, one object per table.

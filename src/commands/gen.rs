@@ -16,11 +16,13 @@ pub struct Args {
     /// Machine-readable summary.
     #[arg(long)]
     json: bool,
-    /// Run one unit of the plan and nothing else (`dtb plan` lists them):
-    /// the command a batch job runs. Its inputs must be complete (exit 3
+    /// Run one unit of the plan and nothing else (`dtb plan` lists them).
+    ///
+    /// The command a batch job runs. Its inputs must be complete (exit 3
     /// naming the first that is not); nothing is done when its output is
     /// there and valid.
-    #[arg(long, value_name = "ID", conflicts_with_all = ["slurm", "materials"])]
+    #[arg(long, value_name = "ID", conflicts_with_all = ["slurm", "materials"],
+          help_heading = crate::commands::common::CLUSTER)]
     unit: Option<String>,
     #[command(flatten)]
     slurm: SlurmArgs,

@@ -23,26 +23,38 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let options = args.build.options()?;
     let units = plan(&options);
+    let done: Vec<bool> = units
+        .iter()
+        .map(|u| gen::unit_is_done(&options, u))
+        .collect();
     if args.ids {
         for u in &units {
             crate::outln!("{}", u.id);
         }
     } else if args.json {
-        crate::outln!("{}", plan_json(&units));
+        crate::outln!("{}", plan_json(&units, &done));
     } else {
-        summary(&units, &options);
+        let left: Vec<Unit> = units
+            .iter()
+            .zip(&done)
+            .filter(|(_, &done)| !done)
+            .map(|(u, _)| u.clone())
+            .collect();
+        summary(&left, units.len(), &options);
     }
     Ok(())
 }
 
 /// `{"units": [...]}` with every unit's id, material, needs, writes,
-/// positions and memory.
-fn plan_json(units: &[Unit]) -> serde_json::Value {
+/// positions and memory, and whether its output is there already.
+fn plan_json(units: &[Unit], done: &[bool]) -> serde_json::Value {
     let list: Vec<serde_json::Value> = units
         .iter()
-        .map(|u| {
+        .zip(done)
+        .map(|(u, done)| {
             serde_json::json!({
                 "id": u.id,
+                "done": done,
                 "kind": kind_name(u),
                 "material": u.material.map(|m| m.to_string()),
                 "needs": u.needs,
@@ -93,7 +105,16 @@ fn critical_path(units: &[Unit]) -> Vec<usize> {
     path
 }
 
-fn summary(units: &[Unit], options: &GenOptions) {
+/// What is left of the build: `units` are the unfinished ones of `all`.
+fn summary(units: &[Unit], all: usize, options: &GenOptions) {
+    let folder = format::table_dir(&options.dir, options.rule_set);
+    if units.is_empty() {
+        crate::outln!(
+            "nothing left to build: all {all} units of this build are done in {}",
+            folder.display()
+        );
+        return;
+    }
     let solved: u64 = units
         .iter()
         .filter(|u| matches!(u.kind, plan::UnitKind::Solve | plan::UnitKind::Group { .. }))
@@ -101,8 +122,9 @@ fn summary(units: &[Unit], options: &GenOptions) {
         .sum();
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     crate::outln!(
-        "{} units ({} rule set{}): {} positions to solve",
+        "{} of {all} units left to build in {} ({} rule set{}): {} positions to solve",
         units.len(),
+        folder.display(),
         options.rule_set,
         if options.dtc { ", with DTC files" } else { "" },
         solved
@@ -130,8 +152,8 @@ fn summary(units: &[Unit], options: &GenOptions) {
     cost(units);
 }
 
-/// Core-hours at the measured rates, and the wall time on 1, 16 and 100
-/// nodes of 16 cores (see `plan::estimate`).
+/// Core-hours at the rates measured on two cores, and the wall time on 1,
+/// 16 and 100 nodes of 16 cores.
 fn cost(units: &[Unit]) {
     let rates = plan::estimate::MEASURED;
     let core_seconds: f64 = units
@@ -139,7 +161,7 @@ fn cost(units: &[Unit]) {
         .map(|u| plan::estimate::core_seconds(u, &rates))
         .sum();
     crate::outln!(
-        "at the rates measured here: {:.1} core-hours (plan::estimate::MEASURED)",
+        "estimated cost: {:.1} core-hours at the rates measured on two cores (docs/building.md)",
         core_seconds / 3600.0
     );
     let hours = |s: f64| format!("{:.1} h", s / 3600.0);

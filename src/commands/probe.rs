@@ -104,9 +104,14 @@ pub fn run(args: Args) -> CliResult {
         let counts = DrawCounts::new(args.plies_left, args.kings_only_plies);
         let a = answer(&tb, &pos, counts)?;
         if args.line && !a.dtc_available {
+            let pieces = pos.piece_counts().total().max(4);
+            let command =
+                crate::costs::gen_command(pieces, args.tables.rule_set, Some(&args.tables.dir));
             return Err(CliError::new(
                 crate::exit::MISSING_TABLE,
-                "--line needs the DTC files, which are not there: build them with `dtb gen --dtc`",
+                format!(
+                    "--line needs the DTC files, which are not there: build them with `{command} --dtc`"
+                ),
             ));
         }
         let line = match args.line {

@@ -50,7 +50,7 @@ pub struct Args {
     /// anyone who can reach this machine).
     #[arg(long)]
     public: bool,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = crate::commands::common::EXPERT)]
     limits: listen::Limits,
 }
 
@@ -106,16 +106,10 @@ fn format_problem(e: &FormatError) -> String {
 /// fix it, never a path on this machine.
 fn public_message(e: &ProbeError, rule_set: RuleSet) -> String {
     match e {
-        ProbeError::MissingTable { material, .. } => {
-            let rules = match rule_set {
-                RuleSet::Fmjd => String::new(),
-                other => format!(" --rules {other}"),
-            };
-            format!(
-                "missing table {material} (build it with dtb gen --pieces {}{rules})",
-                material.pieces()
-            )
-        }
+        ProbeError::MissingTable { material, .. } => format!(
+            "missing table {material} (build it with {})",
+            crate::costs::gen_command(material.pieces(), rule_set, None)
+        ),
         ProbeError::Corrupted { path, source } => format!(
             "corrupted table {}: {} (dtb verify checks the tables)",
             table_name(path),

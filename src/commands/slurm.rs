@@ -14,23 +14,25 @@ use std::time::Duration;
 use gen::unit_is_done;
 use plan::{plan, GenOptions, Unit};
 
-use crate::commands::common::TableArgs;
+use crate::commands::common::{TableArgs, CLUSTER};
 use crate::exit::{CliError, CliResult, FAILURE};
 
 /// Flags of `dtb gen` for Slurm.
 #[derive(clap::Args, Clone, Debug)]
 pub struct SlurmArgs {
-    /// Submit every unfinished unit to Slurm (sbatch), each after the
-    /// units it needs, instead of building here. Finished units are
-    /// skipped, so a rerun resumes. The table directory and this binary
-    /// must be on a filesystem every node sees.
-    #[arg(long)]
+    /// Submit every unfinished unit to Slurm instead of building here.
+    ///
+    /// One sbatch job a unit, each after the units it needs. Finished
+    /// units are skipped, so a rerun resumes. The table directory and this
+    /// binary must be on a filesystem every node sees.
+    #[arg(long, help_heading = CLUSTER)]
     pub slurm: bool,
     #[command(flatten)]
     pub queue: QueueArgs,
-    /// Follow the jobs until none is left in the queue, then report the
-    /// units that did not finish with their log files.
-    #[arg(long, requires = "slurm")]
+    /// With `--slurm`, follow the jobs until none is left in the queue.
+    ///
+    /// Then report the units that did not finish, with their log files.
+    #[arg(long, requires = "slurm", help_heading = CLUSTER)]
     pub wait: bool,
 }
 
@@ -43,11 +45,13 @@ pub struct QueueArgs {
         long = "sbatch-arg",
         value_name = "ARG",
         requires = "slurm",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        help_heading = CLUSTER
     )]
     pub sbatch_args: Vec<String>,
     /// Keep at most this many of our jobs queued or running at once.
-    #[arg(long, value_name = "K", requires = "slurm", default_value_t = 1000)]
+    #[arg(long, value_name = "K", requires = "slurm", default_value_t = 1000,
+          help_heading = CLUSTER)]
     pub max_jobs: usize,
 }
 
@@ -319,18 +323,21 @@ fn report_failures(options: &GenOptions, units: &[Unit], jobs: &HashMap<String, 
 /// Flags of `dtb verify` for Slurm.
 #[derive(clap::Args, Clone, Debug)]
 pub struct VerifySlurmArgs {
-    /// Check every unit of the plan of these tables (all in the folder,
-    /// or the pairs of MATERIALS) as Slurm jobs (sbatch), one `dtb verify
-    /// --unit` each, with no order among them, instead of here.
-    /// The table directory and this binary must be on a filesystem every
-    /// node sees.
-    #[arg(long, conflicts_with = "unit")]
+    /// Check every unit as a Slurm job instead of here.
+    ///
+    /// The units of the plan of these tables (all in the folder, or the
+    /// pairs of MATERIALS), one `dtb verify --unit` job each, with no order
+    /// among them. The table directory and this binary must be on a
+    /// filesystem every node sees.
+    #[arg(long, conflicts_with = "unit", help_heading = CLUSTER)]
     pub slurm: bool,
     #[command(flatten)]
     pub queue: QueueArgs,
-    /// Follow the jobs until none is left in the queue, then gather their
-    /// verdicts from their logs and report as a verify here would.
-    #[arg(long, requires = "slurm")]
+    /// With `--slurm`, follow the jobs until none is left in the queue.
+    ///
+    /// Then gather their verdicts from their logs and report as a verify
+    /// here would.
+    #[arg(long, requires = "slurm", help_heading = CLUSTER)]
     pub wait: bool,
 }
 

@@ -22,32 +22,39 @@ pub struct Args {
     /// Machine-readable report.
     #[arg(long, conflicts_with = "slurm")]
     json: bool,
-    /// Check only about this fraction of each table's positions (0 < F <= 1;
-    /// the same pseudo-random positions on every run), for a quick look at
-    /// a large set. Checksums are always checked in full.
+    /// Check only about this fraction of each table's positions.
+    ///
+    /// 0 < F <= 1; the same pseudo-random positions on every run, for a
+    /// quick look at a large set. Checksums are always checked in full.
     #[arg(long, value_name = "FRACTION", value_parser = parse_fraction)]
     sample: Option<f64>,
-    /// Check one unit of the build plan (an id `dtb plan` lists): a slice
-    /// group's positions in both tables of its pair (`<pair>.a<N>`, only
-    /// that group and the next one decoded), a pair solved whole
-    /// (`<pair>.solve`; without men, held at 2 bits a position as its
-    /// solver holds it), a pair's files (`<pair>.tables`: checksums and
-    /// headers) or the manifest (`manifest`). Every unit of a plan checked
-    /// so is a full verify, spread over as many jobs.
-    #[arg(long, value_name = "ID", conflicts_with = "materials")]
+    /// Check one unit of the build plan (an id `dtb plan` lists).
+    ///
+    /// A slice group's positions in both tables of its pair
+    /// (`<pair>.a<N>`, only that group and the next one decoded), a pair
+    /// solved whole (`<pair>.solve`; without men, held at 2 bits a position
+    /// as its solver holds it), a pair's files (`<pair>.tables`: checksums
+    /// and headers) or the manifest (`manifest`). Every unit of a plan
+    /// checked so is a full verify, spread over as many jobs.
+    #[arg(long, value_name = "ID", conflicts_with = "materials",
+          help_heading = crate::commands::common::CLUSTER)]
     unit: Option<String>,
-    /// MiB of smaller tables the check of a slice group (or of a `.solve`
-    /// unit without men) may decode whole
-    /// (smallest first; the others are read block by block through the
-    /// prober: slower, the same verdicts); it counts in each group's
-    /// memory. A whole check resolves them all.
-    #[arg(long, value_name = "MIB", default_value_t = check::DEFAULT_VERIFY_PRELOAD_BYTES >> 20)]
+    /// MiB of smaller tables a group's check may decode whole.
+    ///
+    /// The check of a slice group (or of a `.solve` unit without men)
+    /// decodes them smallest first; the others are read block by block
+    /// through the prober (slower, the same verdicts); it counts in each
+    /// group's memory. A whole check resolves them all.
+    #[arg(long, value_name = "MIB", default_value_t = check::DEFAULT_VERIFY_PRELOAD_BYTES >> 20,
+          help_heading = crate::commands::common::EXPERT)]
     preload_memory: u64,
-    /// The --split-groups-above of the plan whose units are checked (as
-    /// `dtb gen`'s, the default), for the ids of parts of groups
+    /// The `--split-groups-above` of the plan whose units are checked.
+    ///
+    /// As `dtb gen`'s (the default), for the ids of parts of groups
     /// (`<pair>.a<N>.p...`): a bin of parts is checked with the parts of
     /// the next group it reads, not whole groups.
-    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_SPLIT_GROUPS_ABOVE)]
+    #[arg(long, value_name = "POSITIONS", default_value_t = plan::DEFAULT_SPLIT_GROUPS_ABOVE,
+          help_heading = crate::commands::common::EXPERT)]
     split_groups_above: u64,
     #[command(flatten)]
     slurm: VerifySlurmArgs,

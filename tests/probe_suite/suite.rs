@@ -134,7 +134,7 @@ fn check_position_against_moves(tb: &Tablebase, p: &Position, r: Option<u8>) {
     }
 }
 
-/// Issue 14: under `fmjd-diagonal` a lone king alone on the long diagonal
+/// Under `fmjd-diagonal` a lone king alone on the long diagonal
 /// caps the counter at 10 plies for the moves too, not only for the
 /// position's own value.
 #[test]
@@ -262,7 +262,7 @@ fn errors_are_values() {
     // A side to move without pieces has lost.
     assert_eq!(tb.probe_wdl(&pos("B:WK1:B"), None).unwrap(), Wdl::Loss);
     // The pure tables are not found under the fmjd name: opening says so
-    // at once (issue 14), as it does for a directory that is not there.
+    // at once, as it does for a directory that is not there.
     let e = open(common::tables(RuleSet::Fmjd), RuleSet::Pure)
         .err()
         .expect("no pure folder");

@@ -1,8 +1,7 @@
 /*
- * A table cut short and then rewritten in place while libdtb has it mapped
- * (issue 14): the process must survive, report the damaged table, keep
- * answering from the other tables, and answer from the new content once it
- * is valid again.
+ * A table cut short and then rewritten in place while libdtb has it mapped:
+ * the process must survive, report the damaged table, keep answering from
+ * the other tables, and answer from the new content once it is valid again.
  *
  * Usage: truncated_table DIR TABLE_FILE FEN_FIRST FEN_FAR FEN_OTHER [pread]
  * Prints one line per step; the test checks them. With the tables mapped

@@ -97,8 +97,9 @@ const TASKS_A_THREAD: usize = 16;
 /// The tasks of a level's visit over `words` mark words: ranges of at
 /// most [`MARK_WORDS`] words, and [`TASKS_A_THREAD`] tasks a thread of
 /// the current pool at least. (A slice of 28 M positions has 1,709 mark
-/// words without DTC: tasks of 1,024 words made two, and the seventeenth
-/// session measured 136% of two cores busy on such slices.)
+/// words without DTC: tasks of 1,024 words made two, and a two-thread
+/// build of `KKKKKK-M` before commit e297719 (2026-12-03) kept 136% of two
+/// cores busy on such slices.)
 pub(crate) fn mark_tasks(words: usize) -> impl Iterator<Item = (usize, usize)> {
     let tasks = TASKS_A_THREAD * rayon::current_num_threads();
     let size = words.div_ceil(tasks).clamp(1, MARK_WORDS);

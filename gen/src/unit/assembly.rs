@@ -26,8 +26,8 @@ use plan::GenOptions;
 use plan::Progress;
 
 /// Writes `pair`'s missing tables from its groups' output files (unit
-/// `unit`), or from `held`, the same values as a session that solved every
-/// group into them holds them; then removes the groups' files.
+/// `unit`), or from `held`, the same values as a `Session` that solved
+/// every group into them holds them; then removes the groups' files.
 pub(crate) fn assemble(
     options: &GenOptions,
     unit: &str,

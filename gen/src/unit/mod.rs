@@ -175,7 +175,7 @@ pub(crate) fn read_group_input(
 }
 
 /// Checks that the tables `pair`'s moves lead to are there and complete
-/// (once a pair in a session: tables are never rewritten).
+/// (once a pair in a [`Session`]: tables are never rewritten).
 fn check_exit_tables(
     options: &GenOptions,
     unit: &str,
@@ -326,7 +326,7 @@ impl GroupWork<'_> {
         bin_named(self.options, self.pair, self.advancement, self.part)
     }
 
-    /// Solves the group into `target` with the session's reader.
+    /// Solves the group into `target` with the reader `session` holds.
     fn solve(
         &self,
         session: &mut Session,
@@ -373,7 +373,7 @@ fn run_group(work: &GroupWork, session: &mut Session, progress: &Progress) -> Re
 }
 
 /// Solves a group into a layer of its own, reading the group one
-/// advancement further from the session or from its file.
+/// advancement further from the [`Session`] or from its file.
 fn solve_on_its_own(
     work: &GroupWork,
     session: &mut Session,
@@ -392,7 +392,7 @@ fn solve_on_its_own(
 }
 
 /// Solves a group into the values of the whole (small) pair, by index, as
-/// the session keeps them from the group before; or, in a fresh session,
+/// the [`Session`] keeps them from the group before; or, in a fresh one,
 /// with the group one advancement further read from its file.
 fn solve_in_pair_values(
     work: &GroupWork,
