@@ -82,9 +82,11 @@ timed perft "$dtb" perft start 11 --threads 1
 echo "measure: probe benchmarks" >&2
 cargo bench --quiet --bench probe -- --warm-up-time 1 --measurement-time 3 \
     'probe/(cached_non_capture|capture_resolution|block_decode)$' > "$work/bench.out" 2>&1
-# Nanoseconds a probe: criterion's mean for 1,000 probes, over 1,000.
-probe_ns() {
-    python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["mean"]["point_estimate"] / 1000))' \
+# The time of a probe: criterion's mean for 1,000 probes, over 1,000.
+probe_time() {
+    python3 -c 'import json,sys
+ns = json.load(open(sys.argv[1]))["mean"]["point_estimate"] / 1000
+print(f"{ns / 1000:.1f} us" if ns >= 1000 else f"{ns:.0f} ns")' \
         "target/criterion/probe/$1/new/estimates.json"
 }
 
@@ -117,7 +119,7 @@ Measured by \`scripts/measure.sh\` at commit $commit on $(date -u +%Y-%m-%d), $(
 | the same, \`--compact --one-side --min-saving 0.10\`, run beside it | $(ratio "$(cpu_seconds gen5c)" "$(cpu_seconds gen5)")x the core-seconds, $(peak_mib gen5c) MiB peak |
 | its tables after \`dtb compact --level 19 --recompress-only\` | $(mb "$compact5") MB ($(ratio "$compact5" "$plain5")x the plain set), $(cpu_seconds level19) core-seconds |
 | \`dtb verify\` of the plain five-piece set, 2 threads | $(wall verify5) wall, $(cpu_seconds verify5) core-seconds ($(ratio "$(cpu_seconds verify5)" "$(cpu_seconds gen5)")x its build), $(peak_mib verify5) MiB peak |
-| probe, block cached: a position without capture / a capture resolved / a block decoded | $(probe_ns cached_non_capture) ns / $(probe_ns capture_resolution) ns / $(probe_ns block_decode) ns |
+| probe, block cached: a position without capture / a capture resolved / a block decoded | $(probe_time cached_non_capture) / $(probe_time capture_resolution) / $(probe_time block_decode) |
 | \`dtb perft start 11\`, one thread | $(wall perft) wall |
 ${baseline_row}
 EOF

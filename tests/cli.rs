@@ -99,7 +99,7 @@ fn probe_text_and_json() {
     assert_error(
         &run(&["probe", "--dir", dir(), "--line", "W:W28,33:B12,13"]),
         3,
-        "dtb gen --dtc",
+        &format!("`dtb gen --pieces 4 --dir {} --dtc`", dir()),
     );
 }
 
@@ -179,6 +179,104 @@ fn probe_errors_and_exit_codes() {
         &run(&["probe", "--dir", tmp.path().to_str().unwrap(), "W:WK1:BK5"]),
         4,
         "K-K.dtb",
+    );
+}
+
+/// A missing table names the command that builds it with the folder and
+/// the rule set the user gave, so that running it as shown builds there.
+#[test]
+fn the_missing_table_hint_keeps_the_folder_and_the_rules() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("my tables");
+    std::fs::create_dir_all(folder.join("pure")).unwrap();
+    let shown = format!("'{}'", folder.display());
+    let o = run(&[
+        "probe",
+        "--dir",
+        folder.to_str().unwrap(),
+        "--rules",
+        "pure",
+        "W:WK1,K2,K3:BK4,K5",
+    ]);
+    assert_error(
+        &o,
+        3,
+        &format!("build the tables with `dtb gen --pieces 5 --dir {shown} --rules pure` (about"),
+    );
+    // No folder at all: the four-piece command, with the folder.
+    let o = run(&["probe", "--dir", "/nonexistent", "W:WK1:BK5"]);
+    assert_error(&o, 3, "`dtb gen --pieces 4 --dir /nonexistent` (about");
+    // The default folder is not repeated.
+    let o = Command::new(common::dtb())
+        .args(["probe", "--rules", "fmjd-diagonal", "W:WK1:BK5"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_error(&o, 3, "`dtb gen --pieces 4 --rules fmjd-diagonal` (about");
+}
+
+/// `dtb plan` on a folder says what is left to build there, and names
+/// nothing internal.
+#[test]
+fn plan_reports_what_is_left_to_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().to_str().unwrap();
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["plan", "--pieces", "3", "--dir", folder];
+        args.extend(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let all = plan(&[]);
+    let total: usize = all
+        .split(" of ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        all.starts_with(&format!("{total} of {total} units left to build")),
+        "{all}"
+    );
+    assert!(!all.contains("::"), "an internal name: {all}");
+    assert!(run(&["gen", "--pieces", "3", "--dir", folder, "--quiet"])
+        .status
+        .success());
+    let done = plan(&[]);
+    assert!(
+        done.starts_with(&format!("nothing left to build: all {total} units")),
+        "{done}"
+    );
+    let json: Value = serde_json::from_str(&plan(&["--json"])).unwrap();
+    assert!(json["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|u| u["done"] == true));
+    // One table gone: its pair's units and the manifest are left.
+    std::fs::remove_file(tmp.path().join("fmjd").join("KM-K.dtb")).unwrap();
+    let left = plan(&[]);
+    assert!(
+        left.starts_with("2 of ") || left.starts_with("3 of "),
+        "{left}"
+    );
+    assert!(left.contains("units left to build"), "{left}");
+    let json: Value = serde_json::from_str(&plan(&["--json"])).unwrap();
+    let undone: Vec<&str> = json["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["done"] == false)
+        .map(|u| u["id"].as_str().unwrap())
+        .collect();
+    assert!(undone.contains(&"manifest"), "{undone:?}");
+    assert!(
+        undone
+            .iter()
+            .all(|id| *id == "manifest" || id.starts_with("K-KM") || id.starts_with("KM-K")),
+        "{undone:?}"
     );
 }
 

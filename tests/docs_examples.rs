@@ -6,23 +6,26 @@
 //! optionally after a `$ ` prompt. An HTML comment on the line before a
 //! block says how its examples are checked:
 //!
-//! - none: each line runs in a folder whose `data/` holds every table up
-//!   to four pieces with its DTC file, in each rule set the examples name,
-//!   and must exit 0. In a block whose examples start with `$ `, the lines
+//! - none: each line runs, in the order of the documents, in a folder
+//!   whose `data/` holds every table up to four pieces (no DTC files until
+//!   an example builds them) in each rule set the examples name, and must
+//!   exit 0. In a block whose examples start with `$ `, the lines
 //!   after one, up to the next `$ `, are its output, compared line by line.
 //! - `<!-- example: exit N -->`: the same, exiting N.
 //! - `<!-- example: parse-only -->` (larger tables, a cluster, a server):
 //!   each `dtb` command runs with `--help` appended, so every flag and
 //!   value before it must parse, and nothing else is done.
 //! - `<!-- example: synopsis -->` (usage lines with placeholders): every
-//!   `--flag` must be one the command's `--help` lists.
+//!   `--flag` must be one the command's `--help` lists. So must those of a
+//!   `dtb ...` written inline in the prose (`` `dtb gen --dtc` ``).
 //!
 //! README.md's table of build costs is held to the figures the missing
 //! table hint quotes (`src/costs.rs`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
 
 use format::RuleSet;
 use gen::{generate, GenOptions};
@@ -163,6 +166,7 @@ fn examples_of(path: &Path) -> Vec<Example> {
         }
         examples.extend(current);
     }
+    examples.extend(inline_examples(&text, &name));
     for e in &mut examples {
         if let Some(out) = &mut e.output {
             while out.last().is_some_and(|l| l.is_empty()) {
@@ -171,6 +175,32 @@ fn examples_of(path: &Path) -> Vec<Example> {
         }
     }
     examples
+}
+
+/// The `dtb ...` command lines written inline in the prose, as synopses.
+fn inline_examples(text: &str, name: &str) -> Vec<Example> {
+    let mut found = Vec::new();
+    let mut in_fence = false;
+    for (k, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        }
+        if in_fence || line.starts_with("    ") {
+            continue;
+        }
+        // Code spans are the odd pieces between backticks.
+        for span in line.split('`').skip(1).step_by(2) {
+            if let Some(line) = as_dtb_line(span) {
+                found.push(Example {
+                    place: format!("{name}:{}", k + 1),
+                    line,
+                    mode: Mode::Synopsis,
+                    output: None,
+                });
+            }
+        }
+    }
+    found
 }
 
 /// Splits a shell line into words, honouring quotes and backslashes;
@@ -282,14 +312,14 @@ fn rule_sets(examples: &[Example]) -> BTreeSet<&'static str> {
     sets
 }
 
-/// A folder whose `data/` holds the tables up to four pieces, with DTC
-/// files, of each rule set in `sets`.
+/// A folder whose `data/` holds the tables up to four pieces of each rule
+/// set in `sets` (without DTC files: an example adds them as a reader
+/// would, with `dtb gen --dtc`).
 fn table_folder(sets: &BTreeSet<&'static str>) -> tempfile::TempDir {
     let folder = tempfile::tempdir().expect("temp dir");
     for name in sets {
         let rule_set: RuleSet = name.parse().expect("rule set");
         let mut options = GenOptions::new(folder.path().join("data"), rule_set, 4);
-        options.dtc = true;
         options.quiet = true;
         generate(&options).expect("tables up to four pieces");
     }
@@ -346,23 +376,57 @@ fn check_run(example: &Example, exit: i32, folder: &Path) -> Option<String> {
     (got != *shown).then(|| format!("output differs:\n  shown: {shown:?}\n  got:   {got:?}"))
 }
 
+/// The help of `dtb COMMAND`, if there is such a command (asked once a
+/// command).
+fn help_of(command: &str) -> Option<String> {
+    static HELP: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+    let mut cache = HELP.get_or_init(Default::default).lock().unwrap();
+    cache
+        .entry(command.to_string())
+        .or_insert_with(|| {
+            let out = Command::new(common::dtb())
+                .args([command, "--help"])
+                .output()
+                .expect("dtb");
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).to_string())
+        })
+        .clone()
+}
+
 /// The first `--flag` of a usage line that its command's help does not
-/// list.
+/// list (a placeholder for the command, `dtb COMMAND`, lists none).
 fn unknown_flag(args: &[String]) -> Option<String> {
     let command = args.first().filter(|a| !a.starts_with('-'))?;
-    let out = Command::new(common::dtb())
-        .args([command.as_str(), "--help"])
-        .output()
-        .expect("dtb");
-    let help = String::from_utf8_lossy(&out.stdout).to_string();
-    if !out.status.success() {
-        return Some(format!("no command {command}"));
+    if command.chars().all(|c| c.is_ascii_uppercase()) {
+        return None;
     }
+    let Some(help) = help_of(command) else {
+        return Some(format!("no command {command}"));
+    };
+    let flags = listed_flags(&help);
     args.iter()
         .flat_map(|a| a.split(['[', ']', '|', '=']))
         .filter(|a| a.starts_with("--") && a.len() > 2)
-        .find(|flag| !help.contains(&format!("{flag} ")) && !help.contains(&format!("{flag}\n")))
+        .find(|flag| !flags.contains(*flag))
         .map(|flag| format!("dtb {command} has no flag {flag}"))
+}
+
+/// The long flags a help text lists, each at the start of its line
+/// (`--dir <DIR>`, `-h, --help`).
+fn listed_flags(help: &str) -> BTreeSet<&str> {
+    help.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let l = match l.strip_prefix('-') {
+                Some(rest) if !rest.starts_with('-') => rest.split_once(", ")?.1,
+                _ => l,
+            };
+            l.starts_with("--")
+                .then(|| l.split_whitespace().next().unwrap_or(l))
+        })
+        .collect()
 }
 
 #[test]

@@ -1,6 +1,6 @@
 // egdb_example: an engine's use of Kingsrow's egdb_intl driver, unchanged,
-// answered by draughts-tb's tables (link with libdtb; see the README,
-// "Using the tables from an engine that uses Kingsrow's driver").
+// answered by draughts-tb's tables (link with libdtb; see docs/engines.md,
+// "Engines written for Kingsrow's driver").
 //
 //   egdb_example DIR FEN [FEN...]
 //

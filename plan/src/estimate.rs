@@ -1,10 +1,9 @@
 //! What a plan costs: core-seconds of each unit at measured solving rates,
 //! and the wall time of the whole plan on a number of nodes.
 //!
-//! The rates are positions per core-second measured on the 2-core
-//! machine of the fourteenth session (see docs/MEASUREMENTS.md,
-//! "Fourteenth session: what seven and eight pieces cost"); a faster
-//! machine scales them all alike. The wall time comes from a list
+//! The rates are positions per core-second measured on a 2-core machine
+//! (recorded at commit b4e0fb2, 2026-12-02; see docs/MEASUREMENTS.md,
+//! "Cost at measured rates"); a faster machine scales them all alike. The wall time comes from a list
 //! schedule: each node runs one unit at a time on all its cores, a unit
 //! starts once every unit it needs has ended, and among ready units the one
 //! heading the longest remaining chain goes first.
@@ -35,19 +34,18 @@ pub struct Rates {
     pub efficiency: f64,
 }
 
-/// The rates measured on the fourteenth session's machine (two cores):
-/// five pieces built in 240 s wall and 453 core-seconds (3.6 M positions
-/// a core-second), about 1.77 times the time of the machine behind the
-/// README's six-piece figure.
+/// The rates measured on a 2-core machine that built five pieces in 240 s
+/// wall and 453 core-seconds (3.6 M positions a core-second; recorded at
+/// commit b4e0fb2, 2026-12-02), about 1.77 times the time of the machine
+/// behind the six-piece build of commit ef1181e, run from empty in one go.
 /// - `solve`: 0.8 M, the seven-piece materials without men (0.48-0.59 M
-///   on the thirteenth session's machine, 1.53 times slower than this
-///   one);
+///   on a machine 1.53 times slower than this one);
 /// - `many_kings`: 1.35 M, the groups of `M-KKKKKK` (0.88 M on one thread
 ///   of that machine);
 /// - `two_bits`: [`TWO_BITS_RATE`], the groups whose slices take the
 ///   2-bit path;
-/// - `men`: 2.8 M, the six-piece one-sitting build (5.0 M on the
-///   README's machine); five-piece pairs with men came at 3.4-4.9 M here;
+/// - `men`: 2.8 M, the six-piece build run in one go (5.0 M on the
+///   faster machine); five-piece pairs with men came at 3.4-4.9 M here;
 /// - `assembly`: 400 M (`M-KKKKKK`'s: 1.26 G positions in 2.7 s);
 /// - `efficiency`: 0.75, an assumption for sixteen cores (two cores
 ///   kept 94% busy in the five-piece build; sixteen were not measured).
@@ -64,8 +62,8 @@ pub const MEASURED: Rates = Rates {
 /// The 2-bit path's rate: `many_kings` times 816.6 / 969.7, the
 /// core-seconds of the seven-piece pair `KKKKKK-M` / `M-KKKKKK` (1.26 G
 /// positions, nine groups) built in process by the big-slice path and by
-/// the 2-bit path (`--bitset-slices-above 0`) on the seventeenth
-/// session's machine: 1.54 M and 1.30 M positions a core-second, the
+/// the 2-bit path (`--bitset-slices-above 0`), recorded at commit
+/// dd731cb (2026-12-03): 1.54 M and 1.30 M positions a core-second, the
 /// same tables byte for byte.
 pub const TWO_BITS_RATE: f64 = 1.35e6 * 816.6 / 969.7;
 

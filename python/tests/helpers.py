@@ -44,7 +44,7 @@ def random_positions(
 def child_plies_left(
     parent: draughts_tb.ProbeResult, child: draughts_tb.ProbeResult
 ) -> Optional[int]:
-    """The draw counter a move leaves, by the FMJD rules as README.md
+    """The draw counter a move leaves, by the FMJD rules as docs/cli.md
     states them: one ply less in the same counted ending or a smaller one
     (a 16-move ending turned 5-move keeps the earlier deadline, at most 10),
     a fresh count in an ending just entered, none outside."""

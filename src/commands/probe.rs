@@ -9,7 +9,7 @@ use crate::commands::common::{parse_fen, parse_position, shortened, TableArgs};
 use crate::exit::{CliError, CliResult};
 use crate::report::{answer, plies, to_json, verdict, with_line};
 
-/// What each distance counts (`dtb probe --help`; the README says the same).
+/// What each distance counts (`dtb probe --help`; docs/engines.md says the same).
 pub const METRICS: &str = "\
 Distances, each in plies (a ply is one move of one side), each with its own
 JSON field (null where it does not apply, or for a draw):
