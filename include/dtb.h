@@ -127,10 +127,13 @@ extern "C" {
 typedef struct DtbTablebase dtb_tablebase;
 
 /*
- * Opens the tables of `rules` (a DTB_RULES_* value) under directory `dir`
- * (tables are read lazily, on first use). `cache_bytes` bounds the memory
- * for decoded blocks (0: 64 MiB). Returns NULL on a bad argument or when
- * the folder <dir>/<rule set> is missing or unreadable (see dtb_last_error).
+ * Opens the tables of `rules` (a DTB_RULES_* value) under directory `dir`:
+ * those of the folder <dir>/<rule set>, or of `dir` itself where it holds
+ * the tables, whatever its name (their headers must name `rules`). Tables
+ * are read lazily, on first use. `cache_bytes` bounds the memory for
+ * decoded blocks (0: 64 MiB). Returns NULL on a bad argument, when there
+ * is no such folder, or when `dir` holds tables of another rule set (see
+ * dtb_last_error).
  * Ownership: the caller owns the handle and frees it with dtb_close.
  * Threads: may be called from any thread.
  */

@@ -131,9 +131,11 @@ typedef struct DtbEgdbDriver dtb_egdb_driver;
  *   rules=pure|fmjd|fmjd-diagonal   the rule set (default pure)
  *   db=wld|mtc             win/loss/draw (default) or moves to conversion
  * An unknown option or value is an error. `cache_mb`: MiB for decoded
- * blocks (0 or less: 64). `directory`: a rule set's folder (data/pure) or
- * the folder above it (data; without `rules` the first of pure, fmjd,
- * fmjd-diagonal found there). `msg_fn` (may be NULL) receives a status line
+ * blocks (0 or less: 64). `directory`: a folder that holds the tables
+ * themselves, whatever its name (data/pure, C:/db_intl/wld_v2; their rule
+ * set is read from their headers, and must be `rules` where given), or
+ * the folder above the rule sets' folders (data; without `rules` the
+ * first of pure, fmjd, fmjd-diagonal found there). `msg_fn` (may be NULL) receives a status line
  * on opening and every error. Returns NULL on error (told through msg_fn
  * and dtb_last_error), also when the directory holds no tables.
  */

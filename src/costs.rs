@@ -59,16 +59,8 @@ pub fn cost_in_words(pieces: u32) -> String {
 pub fn gen_command(pieces: u32, rule_set: RuleSet, dir: Option<&Path>) -> String {
     let mut command = format!("dtb gen --pieces {}", pieces.max(2));
     if let Some(dir) = dir.filter(|d| *d != Path::new("data")) {
-        let text = dir.display().to_string();
-        let plain = text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=,:@".contains(c));
         command += " --dir ";
-        command += &if plain {
-            text
-        } else {
-            crate::commands::slurm::quote(&text)
-        };
+        command += &crate::shell::quote_if_needed(&dir.display().to_string());
     }
     if rule_set != RuleSet::Fmjd {
         command += &format!(" --rules {rule_set}");

@@ -6,6 +6,7 @@ mod commands;
 mod costs;
 mod exit;
 mod report;
+mod shell;
 
 use clap::{Parser, Subcommand};
 

@@ -5,10 +5,14 @@
 //! in-process files; a node taken down in the middle and a unit that fails
 //! once still end, after a rerun, with the same files and no partial file.
 //!
-//! Without a cluster the test says so and passes, unless
-//! `DTB_REQUIRE_SLURM=1`.
+//! This test file has its own harness (libtest-mimic) so that whether the
+//! test runs is decided when it runs: without a cluster `cargo test`
+//! reports it as ignored, with the reason, unless `DTB_REQUIRE_SLURM=1`
+//! makes that a failure.
 
 mod common;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -99,16 +103,30 @@ fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 /// `KKMM-K` (whose group is made to fail) needs the first.
 const PAIRS: [&str; 3] = ["KKKM-K", "M-KKKK", "KKMM-K"];
 
-#[test]
-fn slurm_jobs_build_the_in_process_files() {
-    if !cluster_is_up() {
-        assert!(
-            std::env::var_os("DTB_REQUIRE_SLURM").is_none(),
-            "DTB_REQUIRE_SLURM is set but no Slurm cluster answers (scripts/slurm-cluster.sh start)"
-        );
-        eprintln!("no Slurm cluster: skipped (scripts/slurm-cluster.sh start runs one)");
-        return;
+fn main() {
+    let args = Arguments::from_args();
+    let trials = vec![Trial::ignorable_test(
+        "slurm_jobs_build_the_in_process_files",
+        || with_cluster(slurm_jobs_build_the_in_process_files),
+    )];
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// Runs `test` where a cluster answers, or says why it cannot.
+fn with_cluster(test: fn()) -> Result<Completion, Failed> {
+    if cluster_is_up() {
+        test();
+        Ok(Completion::Completed)
+    } else if std::env::var_os("DTB_REQUIRE_SLURM").is_some() {
+        Err("DTB_REQUIRE_SLURM is set but no Slurm cluster answers (scripts/slurm-cluster.sh start)".into())
+    } else {
+        Ok(Completion::ignored_with(
+            "no Slurm cluster: scripts/slurm-cluster.sh start runs one",
+        ))
     }
+}
+
+fn slurm_jobs_build_the_in_process_files() {
     // The jobs run on the nodes: the folder must be one they all see (on
     // this machine, any).
     let reference = tempfile::tempdir().unwrap();

@@ -14,7 +14,7 @@ use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, c_uint, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -183,41 +183,6 @@ impl OpenOptions {
             }
         }
         Ok(options)
-    }
-}
-
-/// The folder holding the tables and their rule set, from `directory`:
-/// either a rule set's folder (`data/pure`) or the folder above it
-/// (`data`, with the rule set from the options; without one the first of
-/// `pure`, `fmjd`, `fmjd-diagonal` whose folder is there).
-fn locate_tables(directory: &Path, asked: Option<RuleSet>) -> Result<(PathBuf, RuleSet), String> {
-    let named: Option<RuleSet> = directory
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(|n| n.parse().ok());
-    let rules = asked.unwrap_or_else(|| {
-        [RuleSet::Pure, RuleSet::Fmjd, RuleSet::FmjdDiagonal]
-            .into_iter()
-            .find(|&r| format::table_dir(directory, r).is_dir())
-            .unwrap_or(RuleSet::Pure)
-    });
-    match named {
-        Some(folder) if !format::table_dir(directory, rules).is_dir() => {
-            if asked.is_some_and(|a| a != folder) {
-                return Err(format!(
-                    "{} holds {folder} tables but the options ask for rules={rules}",
-                    directory.display()
-                ));
-            }
-            let parent = directory.parent().unwrap_or(Path::new(""));
-            let root = if parent.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                parent
-            };
-            Ok((root.to_path_buf(), folder))
-        }
-        _ => Ok((directory.to_path_buf(), rules)),
     }
 }
 
@@ -570,12 +535,13 @@ fn open_driver(
     msg_fn: Option<MsgFn>,
 ) -> Result<Driver, String> {
     let options = OpenOptions::parse(options)?;
-    let (root, rules) = locate_tables(Path::new(directory), options.rules)?;
+    let root = Path::new(directory);
+    let (_, rules) = probe::locate_tables(root, options.rules).map_err(|e| e.to_string())?;
     let cache = match u64::try_from(cache_mb) {
         Ok(mb) if mb > 0 => TablebaseOptions::with_cache_bytes(mb << 20),
         _ => TablebaseOptions::default(),
     };
-    let tablebase = Tablebase::open_with(&root, rules, cache).map_err(|e| e.to_string())?;
+    let tablebase = Tablebase::open_with(root, rules, cache).map_err(|e| e.to_string())?;
     let limit = options.max_pieces.unwrap_or(u32::MAX);
     let (max_pieces, max_pieces_1side) = extent(&tablebase, limit);
     if max_pieces == 0 {
@@ -751,8 +717,8 @@ pub extern "C" fn dtb_egdb_close(handle: *mut DtbEgdbDriver) -> c_int {
 /// The most pieces of a table in the folder `egdb_open` would read for
 /// `directory` without options.
 fn identify(directory: &Path) -> Option<u32> {
-    let (root, rules) = locate_tables(directory, None).ok()?;
-    let tables = format::list_tables(&format::table_dir(&root, rules)).ok()?;
+    let (folder, _) = probe::locate_tables(directory, None).ok()?;
+    let tables = format::list_tables(&folder).ok()?;
     tables.into_iter().map(Material::pieces).max()
 }
 
@@ -1003,26 +969,5 @@ mod tests {
         assert_eq!(mtc_code(Some(10)), 10);
         assert_eq!(mtc_code(Some(11)), 10);
         assert_eq!(mtc_code(Some(12)), 12);
-    }
-
-    #[test]
-    fn a_rule_set_folder_or_its_parent() {
-        let dir = tempfile::tempdir().unwrap();
-        let pure = dir.path().join("pure");
-        std::fs::create_dir(&pure).unwrap();
-        let root = dir.path().to_path_buf();
-        assert_eq!(
-            locate_tables(&root, None),
-            Ok((root.clone(), RuleSet::Pure))
-        );
-        assert_eq!(
-            locate_tables(&root, Some(RuleSet::Fmjd)),
-            Ok((root.clone(), RuleSet::Fmjd))
-        );
-        assert_eq!(
-            locate_tables(&pure, None),
-            Ok((root.clone(), RuleSet::Pure))
-        );
-        assert!(locate_tables(&pure, Some(RuleSet::Fmjd)).is_err());
     }
 }

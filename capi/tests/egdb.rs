@@ -509,3 +509,79 @@ fn header_constants_match_the_library() {
     );
     assert_eq!((dtb::DTB_EGDB_BLACK, dtb::DTB_EGDB_WHITE), (0, 1));
 }
+
+#[path = "../../tests/common/copy_dir.rs"]
+mod copy_dir;
+
+/// Kingsrow's example positions (FEN, value, pieces) with at most
+/// `pieces` pieces.
+fn kingsrow_examples(pieces: u32) -> Vec<(String, String)> {
+    include_str!("../../tests/data/egdb_example_wld.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|c| c[2].parse::<u32>().unwrap() <= pieces)
+        .map(|c| (c[0].to_string(), c[1].to_string()))
+        .collect()
+}
+
+/// Runs the engine example on `folder` over `examples`; each position
+/// must answer Kingsrow's value.
+fn engine_answers_kingsrows_values(folder: &Path, examples: &[(String, String)]) {
+    assert!(!examples.is_empty());
+    let exe = program("examples/cpp/egdb_example.cpp");
+    let run = Command::new(&exe)
+        .arg(folder)
+        .args(examples.iter().map(|(fen, _)| fen))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    for ((fen, value), line) in examples.iter().zip(&lines) {
+        let got: Vec<&str> = line.split('\t').collect();
+        assert_eq!((got[0], got[1]), (fen.as_str(), value.as_str()), "{line}");
+    }
+    assert!(lines.len() > examples.len(), "{stdout}");
+}
+
+/// An engine pointed at a folder that holds the pure tables themselves,
+/// named as Kingsrow's database folder is (`wld_v2`), reads them: every
+/// example position of Kingsrow's driver up to four pieces answers
+/// Kingsrow's value.
+#[test]
+fn a_folder_of_tables_of_any_name_answers_kingsrows_examples() {
+    let t = tempfile::tempdir().unwrap();
+    let folder = t.path().join("wld_v2");
+    copy_dir::copy_dir(&tables().join("pure"), &folder);
+    engine_answers_kingsrows_values(&folder, &kingsrow_examples(4));
+    // The rule set comes from the tables' headers: asking for another is
+    // an error, not an answer from the wrong tables.
+    let c_folder = std::ffi::CString::new(folder.to_str().unwrap()).unwrap();
+    let options = std::ffi::CString::new("rules=fmjd").unwrap();
+    // SAFETY: both strings are NUL-terminated and live across the call;
+    // no message function.
+    let driver = unsafe { dtb::dtb_egdb_open(options.as_ptr(), 0, c_folder.as_ptr(), None) };
+    assert!(
+        driver.is_null(),
+        "rules=fmjd opened a folder of pure tables"
+    );
+}
+
+/// The same with every pure table up to five pieces (a five-piece build,
+/// some minutes): every example position up to five pieces.
+#[test]
+#[ignore = "builds every pure table up to five pieces"]
+fn a_folder_of_five_piece_tables_answers_kingsrows_examples() {
+    let t = tempfile::tempdir().unwrap();
+    let mut options = GenOptions::new(t.path(), RuleSet::Pure, 5);
+    options.quiet = true;
+    generate(&options).unwrap();
+    let folder = t.path().join("wld_v2");
+    std::fs::rename(t.path().join("pure"), &folder).unwrap();
+    engine_answers_kingsrows_values(&folder, &kingsrow_examples(5));
+}

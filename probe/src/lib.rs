@@ -44,6 +44,7 @@
 
 pub mod answer;
 mod error;
+mod folder;
 pub mod generator;
 mod kings_only;
 mod mapped;
@@ -52,6 +53,7 @@ mod tablebase;
 
 pub use answer::{answer, principal_line, Answer, Distances, Line, MoveAnswer};
 pub use error::ProbeError;
+pub use folder::locate_tables;
 pub use format::{table_dir, Material, RuleSet, TableValue, Wdl};
 pub use kings_only::DrawCounts;
 pub use mapped::{install_sigbus_guard, sigbus_guard_installed};

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
 
 use format::{
-    child_view, move_outcome, plies_left_after, table_dir, table_position, value_from_children,
-    ChildView, DistanceValue, Material, RuleSet, SearchScratch, TableValue, ValueKind, Wdl,
+    child_view, move_outcome, plies_left_after, table_position, value_from_children, ChildView,
+    DistanceValue, Material, RuleSet, SearchScratch, TableValue, ValueKind, Wdl,
 };
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
@@ -250,13 +250,16 @@ fn slot(m: Material, kind: FileKind) -> usize {
 }
 
 impl Tablebase {
-    /// Opens the tables of `rule_set` under `dir` (they live in
-    /// `dir/<rule set>/`), with default options. Tables are read at their
-    /// first probe; the rule set's folder must exist and be readable now
-    /// ([`ProbeError::MissingDirectory`] otherwise).
+    /// Opens the tables of `rule_set` under `dir`, with default options:
+    /// those of `dir/<rule set>/`, or of `dir` itself where it holds the
+    /// tables, whatever its name (their headers must name `rule_set`).
+    /// Tables are read at their first probe; the folder must exist and be
+    /// readable now.
     ///
     /// # Errors
-    /// [`ProbeError::MissingDirectory`] when the folder cannot be read.
+    /// [`ProbeError::MissingDirectory`] when there is no such folder,
+    /// [`ProbeError::RuleSetMismatch`] when `dir` holds tables of another
+    /// rule set (see [`crate::locate_tables`]).
     ///
     /// # Safety of the mappings
     /// Tables are memory-mapped. A table file rewritten in place by
@@ -274,14 +277,14 @@ impl Tablebase {
     /// Like [`Tablebase::open`], with options.
     ///
     /// # Errors
-    /// [`ProbeError::MissingDirectory`] when the folder cannot be read.
+    /// As [`Tablebase::open`].
     pub fn open_with(
         dir: impl AsRef<Path>,
         rule_set: RuleSet,
         options: TablebaseOptions,
     ) -> Result<Tablebase, ProbeError> {
         let root = dir.as_ref().to_path_buf();
-        let folder = table_dir(&root, rule_set);
+        let (folder, _) = crate::folder::locate_tables(&root, Some(rule_set))?;
         if let Err(source) = std::fs::read_dir(&folder) {
             return Err(ProbeError::MissingDirectory {
                 path: folder,
@@ -309,7 +312,8 @@ impl Tablebase {
         self.rule_set
     }
 
-    /// The directory given to `open` (holding one folder per rule set).
+    /// The directory given to `open` (holding one folder per rule set, or
+    /// the tables themselves).
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -1227,7 +1231,7 @@ impl Tablebase {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use format::{TableSpec, TableStats, TableWriter};
+    use format::{table_dir, TableSpec, TableStats, TableWriter};
 
     /// A KM-KM table (WLD under every rule set) of arbitrary values, many
     /// pages long.

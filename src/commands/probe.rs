@@ -29,22 +29,29 @@ JSON field (null where it does not apply, or for a draw):
 pub struct Args {
     #[command(flatten)]
     tables: TableArgs,
-    /// Plies left on the draw counter of a counted ending (default: just
-    /// entered, 32 or 10).
-    #[arg(long)]
+    /// Plies left on the 16- or 5-move count (default: just entered).
+    ///
+    /// In a counted ending, the plies that may still be played before the
+    /// count declares the draw (a win completed on the last of them
+    /// counts); without it the ending counts as just entered: 32 plies in a
+    /// 16-move ending, 10 in a 5-move one.
+    #[arg(long, value_name = "N")]
     plies_left: Option<u8>,
-    /// Plies already played in a row with only kings moving, no capture and
-    /// no man move (0-49): the 25-move rule draws a win that cannot convert
-    /// by the 50th. Needs the DTC files for a decided position when above
-    /// 0. Ignored in the 16- and 5-move endings and under `pure`.
-    #[arg(long, default_value_t = 0)]
+    /// Plies played in a row with only kings moving (the 25-move rule).
+    ///
+    /// 0 to 49: the plies already played with no capture and no man move;
+    /// the rule draws a win that cannot convert by the 50th. Needs the DTC
+    /// files for a decided position when above 0. Ignored in the 16- and
+    /// 5-move endings and under `pure`.
+    #[arg(long, value_name = "N", default_value_t = 0)]
     kings_only_plies: u8,
     /// One JSON object per position.
     #[arg(long)]
     json: bool,
-    /// Also print a principal line to the end of the game (best moves for
-    /// both sides, in PDN move notation), from the DTC files (`dtb gen
-    /// --dtc`). Not in batch mode.
+    /// Also print a principal line to the end of the game.
+    ///
+    /// Best moves for both sides, in PDN move notation, from the DTC files
+    /// (`dtb gen --dtc`). Not in batch mode.
     #[arg(long)]
     line: bool,
     /// The position in PDN, or `-` to read one per line from stdin.

@@ -16,6 +16,7 @@ use plan::{plan, GenOptions, Unit};
 
 use crate::commands::common::{TableArgs, CLUSTER};
 use crate::exit::{CliError, CliResult, FAILURE};
+use crate::shell::quote;
 
 /// Flags of `dtb gen` for Slurm.
 #[derive(clap::Args, Clone, Debug)]
@@ -169,11 +170,6 @@ fn job_script(exe: &Path, options: &GenOptions, tables: &TableArgs, unit: &Unit)
 /// `path` made absolute (jobs start in another directory).
 pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// `word` quoted for a POSIX shell.
-pub fn quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 /// What one job runs, and on what.

@@ -1,5 +1,6 @@
-//! Copying a folder of tables, shared by the end-to-end tests and the C
-//! interface's tests (which include this file by path).
+//! Copying a folder of tables, shared by the end-to-end tests, the
+//! prober's tests and the C interface's tests (which include this file by
+//! path).
 
 use std::path::Path;
 

@@ -52,15 +52,25 @@ fn elementary_values() {
 #[test]
 fn capture_positions_are_resolved() {
     let tb = fmjd();
-    // Every capture position gets the value its best capture leads to.
+    // Every capture position gets the value its best capture leads to,
+    // found here from the positions the legal captures reach.
+    let mut seen = 0;
     for p in sample(&["KM-K", "KK-KM", "MM-MM", "KMM-K", "KK-KK"], 3000, 1) {
         if !p.has_capture() {
             continue;
         }
         let v = tb.probe_wdl(&p, None).unwrap();
-        let best = tb.move_values(&p, None).unwrap()[0].wdl;
+        let best = p
+            .legal_moves()
+            .iter()
+            .map(|m| tb.probe_wdl(&p.play(m), None).unwrap().flipped())
+            .max()
+            .expect("a capture position has a move");
         assert_eq!(v, best, "{p}");
+        assert_eq!(tb.move_values(&p, None).unwrap()[0].wdl, best, "{p}");
+        seen += 1;
     }
+    assert!(seen >= 100, "only {seen} capture positions sampled");
 }
 
 /// The value of every position agrees with the values of its moves, and
@@ -359,5 +369,32 @@ fn black_to_move_equals_the_flipped_white_to_move() {
         let b = tb.probe_counted(&p.flipped(), None).unwrap();
         assert_eq!(a, b, "{p}");
         assert!(p.side_to_move() == Color::White || p.flipped().side_to_move() == Color::White);
+    }
+}
+
+/// A folder that holds the tables themselves opens whatever its name:
+/// the same answers as through the folder above it. Its tables' rule set
+/// must be the one asked for.
+#[test]
+fn a_folder_of_tables_opens_whatever_its_name() {
+    let t = tempfile::tempdir().unwrap();
+    let folder = t.path().join("wld_v2");
+    common::copy_dir::copy_dir(&common::tables(RuleSet::Fmjd).join("fmjd"), &folder);
+    let own = open(&folder, RuleSet::Fmjd).unwrap();
+    let tb = fmjd();
+    for p in sample(&["KKM-K", "KM-KM", "MM-MM", "K-KK"], 2000, 7) {
+        for r in [None, Some(1), Some(10)] {
+            let want = tb.probe_wdl(&p, r).ok();
+            assert_eq!(own.probe_wdl(&p, r).ok(), want, "{p} with {r:?} plies left");
+        }
+    }
+    match open(&folder, RuleSet::Pure) {
+        Err(ProbeError::RuleSetMismatch {
+            expected: RuleSet::Pure,
+            found: RuleSet::Fmjd,
+            ..
+        }) => {}
+        Err(e) => panic!("pure tables asked of an fmjd folder: {e}"),
+        Ok(_) => panic!("pure tables asked of an fmjd folder opened"),
     }
 }

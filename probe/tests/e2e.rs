@@ -9,11 +9,11 @@ mod common;
 /// The suite over memory-mapped tables (the default).
 mod mapped {
     const STORAGE: probe::Storage = probe::Storage::Mapped;
-    include!("probe_suite/suite.rs");
+    include!("suite/suite.rs");
 }
 
 /// The suite over positioned reads (`pread`).
 mod positioned_reads {
     const STORAGE: probe::Storage = probe::Storage::PositionedReads;
-    include!("probe_suite/suite.rs");
+    include!("suite/suite.rs");
 }
