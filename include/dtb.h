@@ -124,7 +124,51 @@ extern "C" {
 /* A buffer of this size always holds a move in PDN. */
 #define DTB_MOVE_BUFFER 64
 
+/*
+ * The version of this interface: 3 added dtb_counts, dtb_move_value,
+ * dtb_move_values and dtb_abi_version; every call of version 2 is kept
+ * unchanged. dtb_abi_version() says what the library linked offers.
+ */
+#define DTB_ABI_VERSION 3
+
+/* An array of this many dtb_move_value holds every legal move of any
+ * position the tables hold (dtb_move_values). */
+#define DTB_MAX_MOVES 256
+
 typedef struct DtbTablebase dtb_tablebase;
+
+/*
+ * The draw counts of a position: plies_left on the 16- or 5-move count
+ * (0..32, or DTB_PLIES_FRESH when the ending was just entered) and
+ * kings_only_plies, the 25-move rule's count (0..49: plies played in a row
+ * with only kings moving, no capture and no man move). A fresh position:
+ * { DTB_PLIES_FRESH, 0 }.
+ */
+typedef struct dtb_counts {
+    int plies_left;
+    int kings_only_plies;
+} dtb_counts;
+
+/*
+ * One legal move and what it leads to, for the side to move at the root.
+ * Distances are in plies, -1 where they do not apply (or for a draw):
+ * dtc, the distance to conversion through the move (1 when the move
+ * itself captures or moves a man; needs the .dtc files); counted_threshold,
+ * the plies the 16- or 5-move count must have left for the result to hold
+ * (fmjd rule sets); lone_king_plies, under DTB_RULES_PURE the plies until
+ * the lone-king endings are left with the result settled. The counts the
+ * move passes on: plies_left_after (-1 where no count runs) and
+ * kings_only_plies_after (-1 where the 25-move rule does not apply).
+ */
+typedef struct dtb_move_value {
+    char text[DTB_MOVE_BUFFER]; /* the move in PDN, NUL-terminated */
+    int wdl;                    /* DTB_WIN, DTB_DRAW or DTB_LOSS */
+    int dtc;
+    int counted_threshold;
+    int lone_king_plies;
+    int plies_left_after;
+    int kings_only_plies_after;
+} dtb_move_value;
 
 /*
  * Opens the tables of `rules` (a DTB_RULES_* value) under directory `dir`:
@@ -256,6 +300,30 @@ int dtb_best_move_fen(const dtb_tablebase *tb, const char *fen, int plies_left, 
 int dtb_best_move_kings_only_fen(const dtb_tablebase *tb, const char *fen, int plies_left,
                                  int kings_only_plies, char *buf, size_t buf_len, int *wdl,
                                  int *plies);
+
+/*
+ * Every legal move of the position with its value and distances, best
+ * first (wins by least counted_threshold, then least dtc; draws; losses
+ * longest first), as `dtb probe --json` lists them: for an engine that
+ * keeps only the root moves that hold the result. Writes *count (required)
+ * the number of legal moves and the moves into `moves` (`capacity`
+ * entries; NULL with capacity 0 asks for the count only, DTB_MAX_MOVES
+ * always suffices). A position with more moves than `capacity` returns
+ * DTB_ERR_BAD_ARGUMENT (with *count set) and writes no move. A position
+ * with no legal move has *count 0. `counts` as dtb_counts says; a decided
+ * position with kings_only_plies above 0 needs its .dtc file.
+ * Thread-safe.
+ */
+int dtb_move_values(const dtb_tablebase *tb, uint64_t white, uint64_t black, uint64_t kings,
+                    int side_to_move, dtb_counts counts, dtb_move_value *moves,
+                    size_t capacity, size_t *count);
+
+/* dtb_move_values for a position in PDN (`fen` borrowed). Thread-safe. */
+int dtb_move_values_fen(const dtb_tablebase *tb, const char *fen, dtb_counts counts,
+                        dtb_move_value *moves, size_t capacity, size_t *count);
+
+/* DTB_ABI_VERSION of the library linked (3 for this header). */
+int dtb_abi_version(void);
 
 /*
  * The largest N such that the table of every material of up to N pieces is

@@ -22,10 +22,15 @@ use rules::{Color, Position};
 
 mod egdb;
 mod last_error;
+mod move_values;
 mod registry;
 
 pub use egdb::*;
 use last_error::set_error;
+pub use move_values::{
+    dtb_abi_version, dtb_move_values, dtb_move_values_fen, DtbCounts, DtbMoveValue,
+    DTB_ABI_VERSION, DTB_MAX_MOVES, DTB_MOVE_BUFFER,
+};
 use registry::{RecentHandle, Registry};
 
 /// Success.
@@ -99,12 +104,12 @@ fn unregister(tb: *mut DtbTablebase) -> Option<Arc<Tablebase>> {
     TABLEBASES.unregister(tb.addr())
 }
 
-fn fail(code: c_int, msg: &str) -> c_int {
+pub(crate) fn fail(code: c_int, msg: &str) -> c_int {
     set_error(msg);
     code
 }
 
-fn probe_error(e: &ProbeError) -> c_int {
+pub(crate) fn probe_error(e: &ProbeError) -> c_int {
     let code = match e {
         ProbeError::MissingTable { .. } | ProbeError::MissingDirectory { .. } => {
             DTB_ERR_MISSING_TABLE
@@ -133,7 +138,7 @@ fn guard(f: impl FnOnce() -> c_int) -> c_int {
     }
 }
 
-fn wdl_int(w: Wdl) -> c_int {
+pub(crate) fn wdl_int(w: Wdl) -> c_int {
     match w {
         Wdl::Loss => -1,
         Wdl::Draw => 0,
@@ -154,7 +159,7 @@ fn plies_arg(plies_left: c_int) -> Result<Option<u8>, c_int> {
 
 /// Both draw counts from the C arguments (the prober checks the ranges it
 /// knows: plies left in the ending, king-only plies 0-49).
-fn counts_arg(plies_left: c_int, kings_only_plies: c_int) -> Result<DrawCounts, c_int> {
+pub(crate) fn counts_arg(plies_left: c_int, kings_only_plies: c_int) -> Result<DrawCounts, c_int> {
     let plies_left = plies_arg(plies_left)?;
     match u8::try_from(kings_only_plies) {
         Ok(n) => Ok(DrawCounts::new(plies_left, n)),
@@ -195,7 +200,7 @@ unsafe fn fen_position(fen: *const c_char) -> Result<Position, c_int> {
 
 /// Runs `f` on the tablebase and the position given as masks, inside the
 /// panic guard.
-unsafe fn with_masks(
+pub(crate) unsafe fn with_masks(
     tb: *const DtbTablebase,
     white: u64,
     black: u64,
@@ -214,7 +219,7 @@ unsafe fn with_masks(
 
 /// Runs `f` on the tablebase and the position given as FEN text, inside
 /// the panic guard.
-unsafe fn with_fen(
+pub(crate) unsafe fn with_fen(
     tb: *const DtbTablebase,
     fen: *const c_char,
     f: impl FnOnce(&Tablebase, &Position) -> c_int,

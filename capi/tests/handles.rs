@@ -56,6 +56,9 @@ fn header_constants_match_the_library() {
         ("DTB_RULES_PURE", DTB_RULES_PURE),
         ("DTB_RULES_FMJD", DTB_RULES_FMJD),
         ("DTB_RULES_FMJD_DIAGONAL", DTB_RULES_FMJD_DIAGONAL),
+        ("DTB_ABI_VERSION", DTB_ABI_VERSION),
+        ("DTB_MAX_MOVES", DTB_MAX_MOVES as c_int),
+        ("DTB_MOVE_BUFFER", DTB_MOVE_BUFFER as c_int),
     ];
     for (name, value) in library {
         assert_eq!(defines.get(name), Some(&i64::from(value)), "{name}");

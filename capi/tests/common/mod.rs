@@ -1,15 +1,19 @@
 //! Building and compiling against the static library, for the tests that
-//! run C and C++ programs.
+//! run C and C++ programs (the C interface's, and the workspace's that
+//! include this file by path).
 #![allow(dead_code)] // each test uses part of it
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The workspace root.
+/// The workspace root: the folder holding `include/dtb.h`, at or above the
+/// package's (these helpers serve the C interface's tests and, included by
+/// path, the workspace's).
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
+        .ancestors()
+        .find(|d| d.join("include").join("dtb.h").is_file())
+        .expect("the workspace root")
         .to_path_buf()
 }
 
