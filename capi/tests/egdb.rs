@@ -399,17 +399,7 @@ fn the_cpp_example_reads_like_an_engine_and_agrees() {
         "W:WK1:BK50",
         "W:W31,32,33:B1,2,3",
     ];
-    let run = Command::new(&exe)
-        .arg(tables())
-        .args(fens)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert!(
-        run.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let stdout = run_engine_example(&exe, tables(), &fens);
     let tb = Tablebase::open(tables(), RuleSet::Pure).unwrap();
     for (fen, line) in fens.iter().zip(stdout.lines()) {
         let pos: Position = fen.parse().unwrap();
@@ -525,22 +515,26 @@ fn kingsrow_examples(pieces: u32) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Runs the engine example on `folder` over `examples`; each position
-/// must answer Kingsrow's value.
-fn engine_answers_kingsrows_values(folder: &Path, examples: &[(String, String)]) {
-    assert!(!examples.is_empty());
-    let exe = program("examples/cpp/egdb_example.cpp");
-    let run = Command::new(&exe)
-        .arg(folder)
-        .args(examples.iter().map(|(fen, _)| fen))
-        .output()
-        .unwrap();
+/// The output of the engine example `exe` on the tables of `folder` for
+/// `fens` (a line a position, then its counters), which must succeed.
+fn run_engine_example(exe: &Path, folder: &Path, fens: &[&str]) -> String {
+    let run = Command::new(exe).arg(folder).args(fens).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(
         run.status.success(),
         "{stdout}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
+    stdout
+}
+
+/// Runs the engine example on `folder` over `examples`; each position
+/// must answer Kingsrow's value.
+fn engine_answers_kingsrows_values(folder: &Path, examples: &[(String, String)]) {
+    assert!(!examples.is_empty());
+    let exe = program("examples/cpp/egdb_example.cpp");
+    let fens: Vec<&str> = examples.iter().map(|(fen, _)| fen.as_str()).collect();
+    let stdout = run_engine_example(&exe, folder, &fens);
     let lines: Vec<&str> = stdout.lines().collect();
     for ((fen, value), line) in examples.iter().zip(&lines) {
         let got: Vec<&str> = line.split('\t').collect();

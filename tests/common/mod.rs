@@ -4,32 +4,14 @@
 #![allow(dead_code)]
 
 pub mod copy_dir;
+mod tables;
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+#[allow(unused_imports)] // each test binary uses part of this module
+pub use tables::tables;
 
-use format::RuleSet;
-use gen::{generate, GenOptions};
+use std::path::PathBuf;
+
 use rules::{Color, Position};
-
-/// A table directory built once per test binary and rule set (up to four
-/// pieces), removed when the process ends... or left in the temp dir.
-pub fn tables(rule_set: RuleSet) -> &'static Path {
-    static FMJD: OnceLock<tempfile::TempDir> = OnceLock::new();
-    static PURE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    static DIAGONAL: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let cell = match rule_set {
-        RuleSet::Fmjd => &FMJD,
-        RuleSet::Pure => &PURE,
-        RuleSet::FmjdDiagonal => &DIAGONAL,
-    };
-    cell.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp dir");
-        generate(&GenOptions::new(dir.path(), rule_set, 4)).expect("generation");
-        dir
-    })
-    .path()
-}
 
 /// One line of the Kingsrow example oracle.
 pub struct OracleCase {
