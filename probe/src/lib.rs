@@ -1,15 +1,35 @@
 //! The draughts-tb prober: answers win/draw/loss, distances and best moves
 //! for positions of international draughts from tables built by `dtb gen`.
 //!
-//! ```no_run
-//! use probe::{RuleSet, Tablebase, Wdl};
-//! use rules::Position;
+//! An engine's use: open the tables once, probe with the draw counts of
+//! the game, and keep the root moves that hold the result.
 //!
-//! let tb = Tablebase::open("data", RuleSet::Fmjd)?;
+//! ```
+//! use probe::{DrawCounts, RuleSet, Tablebase, Wdl};
+//! use rules::Position;
+//! # let dir = tempfile::tempdir()?;
+//! # let mut build = gen::GenOptions::new(dir.path(), RuleSet::Fmjd, 4);
+//! # build.materials = vec!["KKM-K".parse()?];
+//! # build.quiet = true;
+//! # gen::generate(&build)?;
+//! # let data = dir.path();
+//! // `dtb gen` built the tables into `data` (one folder a rule set).
+//! let tb = Tablebase::open(data, RuleSet::Fmjd)?;
 //! let pos: Position = "W:WK46,K47,28:BK5".parse()?;
-//! let wdl = tb.probe_wdl(&pos, None)?; // freshly entered 16-move ending
-//! assert_eq!(wdl, Wdl::Win);
-//! let with_four_plies_left = tb.probe_wdl(&pos, Some(4))?;
+//! // The 16-move ending just entered (None): White wins...
+//! assert_eq!(tb.probe_wdl(&pos, None)?, Wdl::Win);
+//! // ...but not with 2 plies left on its count.
+//! assert_eq!(tb.probe_wdl(&pos, Some(2))?, Wdl::Draw);
+//! // Both counts at once: 10 plies left, no king-only plies played.
+//! let counts = DrawCounts::new(Some(10), 0);
+//! // Every root move with its value, best first.
+//! let winning: Vec<String> = tb
+//!     .move_values_with(&pos, counts)?
+//!     .iter()
+//!     .filter(|m| m.wdl == Wdl::Win)
+//!     .map(|m| pos.move_to_pdn(&m.mv))
+//!     .collect();
+//! assert!(winning.contains(&"28-22".to_string()), "{winning:?}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
