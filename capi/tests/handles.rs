@@ -253,3 +253,90 @@ fn a_handle_cached_by_a_thread_is_refused_once_closed_elsewhere() {
     assert_eq!(probe_kk(c), DTB_OK);
     assert_eq!(dtb_close(c), DTB_OK);
 }
+
+/// `dtb_move_values_fen` of `fen` with `capacity` entries (NULL for none)
+/// and the given counts: the status, the count written and the message.
+fn move_values(
+    tb: *const DtbTablebase,
+    fen: &CStr,
+    counts: DtbCounts,
+    capacity: Option<usize>,
+    count: bool,
+) -> (c_int, usize, String) {
+    let mut moves = vec![
+        DtbMoveValue {
+            text: [0; DTB_MOVE_BUFFER],
+            wdl: 9,
+            dtc: 9,
+            counted_threshold: 9,
+            lone_king_plies: 9,
+            plies_left_after: 9,
+            kings_only_plies_after: 9,
+        };
+        capacity.unwrap_or(0)
+    ];
+    let mut n = usize::MAX;
+    let (ptr, cap) = match capacity {
+        Some(c) => (moves.as_mut_ptr(), c),
+        None => (std::ptr::null_mut(), 0),
+    };
+    let count_ptr = if count {
+        &mut n as *mut usize
+    } else {
+        std::ptr::null_mut()
+    };
+    // SAFETY: `fen` is NUL-terminated; `ptr` is NULL or `cap` writable
+    // entries; `count_ptr` is NULL or writable; the handle is only looked up.
+    let status = unsafe { dtb_move_values_fen(tb, fen.as_ptr(), counts, ptr, cap, count_ptr) };
+    (status, n, last_error())
+}
+
+/// Misuse of `dtb_move_values` is an error code with a message, never a
+/// crash: no count pointer, an array pointer missing, counts out of range,
+/// a bad position, a closed handle.
+#[test]
+fn move_values_refuse_misuse() {
+    let dir = two_pieces(RuleSet::Fmjd);
+    let tb = open(dir.path(), DTB_RULES_FMJD);
+    let fresh = DtbCounts {
+        plies_left: DTB_PLIES_FRESH,
+        kings_only_plies: 0,
+    };
+    let kk = c"W:WK1:BK50";
+    let legal = "W:WK1:BK50"
+        .parse::<rules::Position>()
+        .unwrap()
+        .legal_moves()
+        .len();
+    let (status, n, _) = move_values(tb, kk, fresh, Some(DTB_MAX_MOVES), true);
+    assert_eq!((status, n), (DTB_OK, legal));
+    let (status, _, message) = move_values(tb, kk, fresh, Some(4), false);
+    assert_eq!(status, DTB_ERR_BAD_ARGUMENT);
+    assert!(message.contains("count is NULL"), "{message}");
+    let (status, n, _) = move_values(tb, kk, fresh, None, true);
+    assert_eq!((status, n), (DTB_OK, legal), "the count only");
+    let bad_counts = DtbCounts {
+        plies_left: 200,
+        kings_only_plies: 0,
+    };
+    let (status, _, message) = move_values(tb, kk, bad_counts, Some(4), true);
+    assert_eq!(status, DTB_ERR_BAD_ARGUMENT, "{message}");
+    let bad_rule = DtbCounts {
+        plies_left: DTB_PLIES_FRESH,
+        kings_only_plies: 50,
+    };
+    let (status, _, message) = move_values(tb, kk, bad_rule, Some(4), true);
+    assert_eq!(status, DTB_ERR_BAD_ARGUMENT, "{message}");
+    let (status, _, message) = move_values(tb, c"W:W0:B", fresh, Some(4), true);
+    assert_eq!(status, DTB_ERR_INVALID_POSITION, "{message}");
+    // SAFETY: a NULL array with a capacity is refused before any write.
+    let status = unsafe {
+        let mut n = 0usize;
+        dtb_move_values_fen(tb, kk.as_ptr(), fresh, std::ptr::null_mut(), 4, &mut n)
+    };
+    assert_eq!(status, DTB_ERR_BAD_ARGUMENT, "a NULL array with a capacity");
+    assert_eq!(dtb_close(tb), DTB_OK);
+    let (status, _, message) = move_values(tb, kk, fresh, Some(4), true);
+    assert_eq!(status, DTB_ERR_BAD_ARGUMENT);
+    assert!(message.contains("closed or unknown"), "{message}");
+}
