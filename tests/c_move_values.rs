@@ -18,7 +18,7 @@ use rules::{Color, Position, Role, Square};
 use serde_json::Value;
 
 /// Every how many-th position of each material is looked up.
-const STRIDE: u64 = 1999;
+const STRIDE: u64 = 3999;
 
 /// The positions of the sample: every [`STRIDE`]-th of each four-piece
 /// material, and each one with the other side to move.
@@ -145,7 +145,7 @@ fn every_root_move_of_a_four_piece_sample_answers_as_dtb_probe() {
     let program = exe.path().join("move_values");
     capi::compile(&capi::root().join("tests/c/move_values.c"), &program);
     let positions = sample();
-    assert!(positions.len() > 2000, "{} positions", positions.len());
+    assert!(positions.len() > 5000, "{} positions", positions.len());
     let fens: Vec<String> = positions.iter().map(|p| p.to_string()).collect();
     let tables = tempfile::tempdir().unwrap();
     let mut short_checked = 0;
